@@ -1,0 +1,5 @@
+import sys
+
+from graddoctor.cli import main
+
+sys.exit(main())

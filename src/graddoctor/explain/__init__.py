@@ -1,0 +1,1 @@
+"""Turn PyTorch errors (exceptions, messages, whole tracebacks) into findings."""

@@ -1,0 +1,103 @@
+"""The one type that travels between producers and reporters: a Finding."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Severity(enum.IntEnum):
+    """Ordered so that `max()` gives the worst; the JSON carries the lowercase name."""
+
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @classmethod
+    def parse(cls, text: str) -> "Severity":
+        return cls[text.upper()]
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True)
+class Related:
+    """Another line involved in a finding (the backward line, the `no_grad` entry...)."""
+
+    file: str | None
+    line: int | None
+    note: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "note": self.note}
+
+
+@dataclass
+class Finding:
+    """One diagnosis: what is wrong, where in the user's code, and the fix.
+
+    `file`/`line`/`column` point into the user's code (never into torch or
+    graddoctor); they are None only where no user line exists.
+    """
+
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    hint: str
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    related: list[Related] = field(default_factory=list)
+    subjects: list[str] = field(default_factory=list)
+    step: int | None = None
+    rank: int | None = None
+
+    def key(self) -> tuple:
+        """Identity used to drop repeats of the same diagnosis across steps."""
+        return (self.code, self.file, self.line, tuple(sorted(self.subjects)))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "code": self.code,
+            "name": self.name,
+            "severity": str(self.severity),
+            "message": self.message,
+            "hint": self.hint,
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "related": [r.to_json() for r in self.related],
+            "subjects": list(self.subjects),
+            "step": self.step,
+        }
+        if self.rank is not None:
+            out["rank"] = self.rank
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Finding":
+        return cls(
+            code=data["code"],
+            name=data["name"],
+            severity=Severity.parse(data["severity"]),
+            message=data["message"],
+            hint=data.get("hint", ""),
+            file=data.get("file"),
+            line=data.get("line"),
+            column=data.get("column"),
+            related=[Related(r.get("file"), r.get("line"), r.get("note", "")) for r in data.get("related", [])],
+            subjects=list(data.get("subjects", [])),
+            step=data.get("step"),
+            rank=data.get("rank"),
+        )
+
+
+def sort_findings(findings: list[Finding]) -> list[Finding]:
+    """Worst first, then in the order of the user's file and line."""
+    return sorted(
+        findings,
+        key=lambda f: (-int(f.severity), f.file or "~", f.line or 0, f.code),
+    )

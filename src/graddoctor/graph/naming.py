@@ -1,0 +1,150 @@
+"""Name the tensors a graph reaches, the way the user names them.
+
+Parameters get their `named_parameters()` names. Tensors and modules that
+require grad but hide from `parameters()` (in a plain list, dict, or as a bare
+tensor attribute) are found by scanning module attributes, so a finding can say
+"`blocks[0].weight`, held in the plain list `Net.blocks`".
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from dataclasses import dataclass
+from functools import lru_cache
+
+import torch
+from torch import nn
+
+from graddoctor.locate import Location, is_user_file
+
+_MODULE_INTERNALS = frozenset(vars(nn.Module()).keys())
+_MAX_DEPTH = 3
+
+
+@dataclass(frozen=True)
+class Holding:
+    """A tensor that requires grad but that `parameters()` does not list."""
+
+    name: str  # e.g. "encoder.blocks[0].weight"
+    holder: nn.Module  # the module whose attribute holds it
+    holder_name: str  # "encoder"
+    attr: str  # "blocks"
+    container: str  # "list", "dict", "tuple" or "tensor"
+
+
+class ModelIndex:
+    """Parameter names and hidden (unregistered) tensors of one or more models."""
+
+    def __init__(self, models: dict[str, nn.Module]):
+        self.models = models
+        prefix_needed = len(models) > 1
+        self.names: dict[int, str] = {}
+        self.params: dict[int, nn.Parameter] = {}
+        self.owner: dict[int, str] = {}  # param id -> root label
+        self.module_of: dict[int, str] = {}  # param id -> owning submodule path
+        self.hidden: dict[int, Holding] = {}
+        self.hidden_tensors: dict[int, torch.Tensor] = {}
+        for label, model in models.items():
+            prefix = f"{label}." if prefix_needed else ""
+            for mod_name, module in model.named_modules(remove_duplicate=False):
+                for p_name, param in module._parameters.items():
+                    if param is None or id(param) in self.names:
+                        continue
+                    full = f"{mod_name}.{p_name}" if mod_name else p_name
+                    self.names[id(param)] = prefix + full
+                    self.params[id(param)] = param
+                    self.owner[id(param)] = label
+                    self.module_of[id(param)] = prefix + mod_name if mod_name else (label if prefix_needed else "")
+            for mod_name, module in model.named_modules():
+                self._scan_hidden(module, prefix + mod_name if mod_name else prefix.rstrip("."))
+
+    def _scan_hidden(self, module: nn.Module, module_name: str) -> None:
+        for attr, value in vars(module).items():
+            if attr in _MODULE_INTERNALS:
+                continue
+            for path, tensor, kind in _hidden_tensors(value, attr, 0):
+                if id(tensor) in self.names or id(tensor) in self.hidden:
+                    continue
+                name = f"{module_name}.{path}" if module_name else path
+                self.hidden[id(tensor)] = Holding(name, module, module_name, attr, kind)
+                self.hidden_tensors[id(tensor)] = tensor
+
+    def name(self, tensor: torch.Tensor) -> str:
+        key = id(tensor)
+        if key in self.names:
+            return self.names[key]
+        if key in self.hidden:
+            return self.hidden[key].name
+        return f"<tensor of shape {tuple(tensor.shape)}>"
+
+    def trainable(self) -> list[nn.Parameter]:
+        return [p for p in self.params.values() if p.requires_grad]
+
+
+def _hidden_tensors(value, path: str, depth: int, kind: str | None = None):
+    """Tensors requiring grad inside an attribute value that nn.Module does not register."""
+    if depth > _MAX_DEPTH:
+        return
+    if isinstance(value, torch.Tensor):
+        if value.requires_grad and value.is_leaf:
+            yield path, value, kind or "tensor"
+    elif isinstance(value, nn.Module):
+        if depth == 0:
+            return  # a registered submodule lives in _modules, not in __dict__
+        for p_name, param in value.named_parameters():
+            if param.requires_grad:
+                yield f"{path}.{p_name}", param, kind
+    elif isinstance(value, (list, tuple)):
+        container = kind or type(value).__name__
+        for i, item in enumerate(value[:256]):
+            yield from _hidden_tensors(item, f"{path}[{i}]", depth + 1, container)
+    elif isinstance(value, dict):
+        container = kind or "dict"
+        for i, (k, item) in enumerate(value.items()):
+            if i >= 256:
+                break
+            yield from _hidden_tensors(item, f"{path}[{k!r}]", depth + 1, container)
+
+
+def attribute_location(holder: nn.Module, attr: str) -> Location | None:
+    """Where `self.<attr> = ...` is written in the holder's class (its __init__ usually)."""
+    for cls in type(holder).__mro__:
+        if cls in (nn.Module, object):
+            break
+        found = _assignment_in_class(cls, attr)
+        if found is not None:
+            return found
+    return None
+
+
+@lru_cache(maxsize=256)
+def _assignment_in_class(cls: type, attr: str) -> Location | None:
+    try:
+        lines, start = inspect.getsourcelines(cls)
+        filename = inspect.getsourcefile(cls)
+    except (OSError, TypeError):
+        return None
+    if not filename or not is_user_file(filename):
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:
+        return None
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        for target in targets:
+            if (
+                isinstance(target, ast.Attribute)
+                and target.attr == attr
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+            ):
+                return Location(filename, start + node.lineno - 1, node.col_offset + indent + 1)
+    return None

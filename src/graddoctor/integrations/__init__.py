@@ -1,0 +1,1 @@
+"""Thin, optional integrations: each imports its framework only when used."""

@@ -1,0 +1,1 @@
+"""pytest plugin: the `graddoctor` fixture and `assert_gradients_flow`."""

@@ -1,0 +1,150 @@
+"""Where in the user's code: find the user's frame, and print paths as they know them.
+
+A frame is the user's when its file is neither torch, the standard library,
+an installed package, nor graddoctor itself. Scripts passed to `graddoctor run`
+are always the user's, even when they live inside a virtual environment.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+import sysconfig
+import traceback
+from dataclasses import dataclass
+from types import FrameType, TracebackType
+
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _library_dirs() -> tuple[str, ...]:
+    dirs = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            dirs.add(os.path.realpath(path))
+    for path in sys.path:
+        if path.endswith(("site-packages", "dist-packages")):
+            dirs.add(os.path.realpath(path))
+    return tuple(sorted(dirs, key=len, reverse=True))
+
+
+_LIBRARY_DIRS = _library_dirs()
+_user_files: set[str] = set()  # scripts handed to `graddoctor run`
+_verdicts: dict[str, bool] = {}
+
+
+def declare_user_file(path: str) -> None:
+    """Treat `path` as user code whatever directory it is in."""
+    _user_files.add(os.path.realpath(path))
+    _verdicts.clear()
+
+
+def is_user_file(filename: str | None) -> bool:
+    if not filename:
+        return False
+    verdict = _verdicts.get(filename)
+    if verdict is None:
+        verdict = _judge(filename)
+        _verdicts[filename] = verdict
+    return verdict
+
+
+def _judge(filename: str) -> bool:
+    if filename.startswith("<"):
+        # <stdin>, <string> and notebook cells are user code; <frozen ...> is not.
+        return not filename.startswith(("<frozen", "<__array_function__"))
+    real = os.path.realpath(filename)
+    if real in _user_files:
+        return True
+    if real.startswith(_PACKAGE_DIR + os.sep) and os.sep + "demo" + os.sep + "gallery" + os.sep not in real:
+        return False
+    return not any(real.startswith(d + os.sep) for d in _LIBRARY_DIRS)
+
+
+def display_path(filename: str | None) -> str | None:
+    """The path relative to the cwd when it lies below it, else as it is."""
+    if filename is None:
+        return None
+    if filename.startswith("<"):
+        return filename
+    try:
+        rel = os.path.relpath(filename)
+    except ValueError:
+        return filename
+    return filename if rel.startswith("..") else rel
+
+
+@dataclass(frozen=True)
+class Location:
+    """A place in the user's code."""
+
+    file: str | None
+    line: int | None
+    column: int | None = None
+    function: str | None = None
+
+    @property
+    def source(self) -> str:
+        if not self.file or not self.line:
+            return ""
+        return linecache.getline(self.file, self.line).rstrip("\n")
+
+    def shown(self) -> dict:
+        """Fields as a Finding takes them (the file shown relative to the cwd)."""
+        return {"file": display_path(self.file), "line": self.line, "column": self.column}
+
+    def __str__(self) -> str:
+        return f"{display_path(self.file)}:{self.line}"
+
+
+NOWHERE = Location(None, None)
+
+
+def user_location(frame: FrameType | None = None) -> Location:
+    """The innermost user frame of the current stack (or from `frame` outwards)."""
+    frame = frame or sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if is_user_file(code.co_filename):
+            return Location(code.co_filename, frame.f_lineno, _column(frame), code.co_name)
+        frame = frame.f_back
+    return NOWHERE
+
+
+def user_stack(frame: FrameType | None = None, limit: int = 8) -> list[Location]:
+    """The user frames of the current stack, innermost first (the call chain)."""
+    frame = frame or sys._getframe(1)
+    out: list[Location] = []
+    while frame is not None and len(out) < limit:
+        code = frame.f_code
+        if is_user_file(code.co_filename):
+            out.append(Location(code.co_filename, frame.f_lineno, _column(frame), code.co_name))
+        frame = frame.f_back
+    return out
+
+
+def _column(frame: FrameType) -> int | None:
+    # Python 3.11 keeps exact positions per instruction; the column is 1-based.
+    try:
+        positions = list(frame.f_code.co_positions())
+        index = frame.f_lasti // 2
+        if 0 <= index < len(positions):
+            col = positions[index][2]
+            return None if col is None else col + 1
+    except (AttributeError, ValueError):
+        pass
+    return None
+
+
+def traceback_user_location(tb: TracebackType | None) -> Location:
+    """The innermost user frame of a traceback (the user's line where it failed)."""
+    found = NOWHERE
+    for frame, lineno in traceback.walk_tb(tb):
+        filename = frame.f_code.co_filename
+        if is_user_file(filename):
+            found = Location(filename, lineno, None, frame.f_code.co_name)
+    return found

@@ -1,0 +1,1 @@
+"""Numbers of a live run: gradient norms per layer, update ratios, loss values."""

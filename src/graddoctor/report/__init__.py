@@ -1,0 +1,1 @@
+"""Consumers of Findings: the Report object and its JSON, terminal and HTML renderings."""

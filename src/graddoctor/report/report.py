@@ -1,0 +1,111 @@
+"""The Report: what a run, a diagnose() call, a lint or an explain found."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from graddoctor.finding import Finding, Severity, sort_findings
+from graddoctor.report.layers import LayerRow
+
+SCHEMA_ID = "graddoctor.report/1"
+
+
+@dataclass
+class Report:
+    """Findings, worst first, plus what is known of the run that produced them.
+
+    `str(report)` is the terminal report (no colour); `to_json()` the
+    `graddoctor.report/1` document; `to_html()` a self-contained page.
+    """
+
+    command: str = "diagnose"
+    target: str | list[str] | None = None
+    findings: list[Finding] = field(default_factory=list)
+    layers: list[LayerRow] | None = None
+    status: str | None = None  # completed | crashed | stopped (runs only)
+    exception: dict[str, Any] | None = None
+    steps_observed: int | None = None
+    exit_status: int | None = None  # the user's own sys.exit code
+    notes: list[str] = field(default_factory=list)  # said once, below the findings
+
+    def __post_init__(self) -> None:
+        self.findings = sort_findings(_dedupe(self.findings))
+
+    @property
+    def ok(self) -> bool:
+        """True when no finding is an error or a warning (info findings are fine)."""
+        return not any(f.severity >= Severity.WARNING for f in self.findings)
+
+    @property
+    def codes(self) -> list[str]:
+        return sorted({f.code for f in self.findings})
+
+    def worst(self) -> Severity | None:
+        return max((f.severity for f in self.findings), default=None)
+
+    def fails(self, fail_on: str) -> bool:
+        """Whether a finding reaches `--fail-on` (error, warning, info or never)."""
+        if fail_on == "never":
+            return False
+        threshold = Severity.parse(fail_on)
+        return any(f.severity >= threshold for f in self.findings)
+
+    def to_dict(self) -> dict[str, Any]:
+        import torch
+
+        from graddoctor._version import __version__
+
+        out: dict[str, Any] = {
+            "schema": SCHEMA_ID,
+            "tool": {"name": "graddoctor", "version": __version__, "torch": torch.__version__.split("+")[0]},
+            "command": self.command,
+            "target": self.target,
+        }
+        if self.command not in ("lint", "explain"):
+            out["status"] = self.status
+            out["exception"] = self.exception
+            out["steps_observed"] = self.steps_observed
+        out["findings"] = [f.to_json() for f in self.findings]
+        if self.command not in ("lint", "explain"):
+            out["layers"] = [row.to_json() for row in (self.layers or [])]
+        return out
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def to_html(self) -> str:
+        from graddoctor.report.html import render_html
+
+        return render_html(self)
+
+    def plot(self, path: str) -> str:
+        """Write the gradient-flow chart of `layers` to `path` (needs matplotlib)."""
+        from graddoctor.report.plot import plot_layers
+
+        return plot_layers(self.layers or [], path)
+
+    def __str__(self) -> str:
+        from graddoctor.report.terminal import render_text
+
+        return render_text(self)
+
+    def __repr__(self) -> str:
+        return f"<Report {self.command} {len(self.findings)} findings {self.codes}>"
+
+    def _repr_html_(self) -> str:
+        from graddoctor.report.html import render_fragment
+
+        return render_fragment(self)
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen: set[tuple] = set()
+    out = []
+    for f in findings:
+        key = f.key() + ((f.rank,) if f.rank is not None else ())
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out

@@ -1,0 +1,50 @@
+"""The gradient-flow chart as inline SVG: mean and max gradient norm per layer, log scale.
+
+Drawn without matplotlib so that an HTML report stays self-contained and
+needs no optional dependency. Layers that received no gradient are marked.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+
+def gradient_flow_svg(layers, width: int = 720, bar_height: int = 16) -> str:
+    rows = list(layers)
+    if not rows:
+        return ""
+    values = [v for r in rows for v in (r.grad_norm, r.grad_norm_max) if v and v > 0]
+    lo = math.floor(math.log10(min(values))) if values else -8
+    hi = math.ceil(math.log10(max(values))) if values else 0
+    if hi <= lo:
+        hi = lo + 1
+    label_w = 220
+    plot_w = width - label_w - 20
+    height = bar_height * len(rows) + 40
+
+    def x(v: float | None) -> float:
+        if not v or v <= 0:
+            return 0.0
+        return (math.log10(v) - lo) / (hi - lo) * plot_w
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="gradflow" width="{width}" height="{height}" '
+        f'role="img" aria-label="gradient norm per layer">'
+    ]
+    for i, r in enumerate(rows):
+        y = 10 + i * bar_height
+        name = html.escape(r.name if len(r.name) <= 32 else "…" + r.name[-31:])
+        colour = "#d32f2f" if not r.has_grad else "#333"
+        parts.append(f'<text x="{label_w - 6}" y="{y + bar_height - 4}" font-size="11" text-anchor="end" fill="{colour}">{name}</text>')
+        if not r.has_grad:
+            parts.append(f'<text x="{label_w + 4}" y="{y + bar_height - 4}" font-size="11" fill="#d32f2f" class="nograd">no gradient</text>')
+            continue
+        parts.append(f'<rect x="{label_w}" y="{y + 2}" width="{x(r.grad_norm_max):.1f}" height="{bar_height - 4}" fill="#90caf9"><title>max {r.grad_norm_max:.3g}</title></rect>')
+        parts.append(f'<rect x="{label_w}" y="{y + 5}" width="{x(r.grad_norm):.1f}" height="{bar_height - 10}" fill="#1565c0"><title>last {r.grad_norm:.3g}</title></rect>')
+    axis_y = 10 + len(rows) * bar_height + 4
+    for k in range(lo, hi + 1):
+        px = label_w + (k - lo) / (hi - lo) * plot_w
+        parts.append(f'<text x="{px:.1f}" y="{axis_y + 12}" font-size="10" text-anchor="middle" fill="#666">1e{k}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

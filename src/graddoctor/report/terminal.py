@@ -1,0 +1,127 @@
+"""The terminal report: read in five seconds, worst first, each finding with its fix.
+
+The only module that imports rich. Objects render themselves through
+`__rich_console__`, so a caller may also print a Report into its own Console.
+"""
+
+from __future__ import annotations
+
+import io
+import linecache
+import os
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.padding import Padding
+from rich.text import Text
+
+from graddoctor.finding import Finding, Severity
+
+_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "bold cyan"}
+
+
+class FindingView:
+    def __init__(self, finding: Finding):
+        self.finding = finding
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        f = self.finding
+        head = Text()
+        head.append(f"{f.severity}", style=_STYLE[f.severity])
+        head.append(f" {f.code} ", style="bold")
+        head.append(f.name, style="dim")
+        if f.file:
+            head.append("  ")
+            head.append(f"{f.file}:{f.line}" + (f":{f.column}" if f.column else ""), style="bold blue")
+        if f.rank is not None:
+            head.append(f"  (rank {f.rank})", style="dim")
+        if f.step is not None:
+            head.append(f"  step {f.step}", style="dim")
+        yield head
+        source = _source(f.file, f.line)
+        if source is not None:
+            yield Text.assemble(("  ", ""), (f"{f.line:>4} │ ", "dim"), (source, "bold"))
+        yield _indented(f.message)
+        for rel in f.related:
+            where = f"{rel.file}:{rel.line}" if rel.file else "(no user line)"
+            line = Text.assemble(("  also: ", "dim"), (where, "blue"), ("  ", ""), (rel.note, ""))
+            yield line
+            rel_source = _source(rel.file, rel.line)
+            if rel_source is not None:
+                yield Text.assemble(("  ", ""), (f"{rel.line:>4} │ ", "dim"), (rel_source, ""))
+        if f.subjects and len(f.subjects) > 1:
+            shown = ", ".join(f.subjects[:8]) + (f" (+{len(f.subjects) - 8} more)" if len(f.subjects) > 8 else "")
+            yield _indented(Text.assemble(("parameters: ", "dim"), (shown, "")))
+        if f.hint:
+            yield _indented(Text.assemble(("fix: ", "bold green"), (f.hint, "green")))
+        yield Text("")
+
+
+def _indented(text: str | Text) -> Padding:
+    return Padding(Text(text) if isinstance(text, str) else text, (0, 0, 0, 2), expand=False)
+
+
+def _source(file: str | None, line: int | None) -> str | None:
+    if not file or not line or file.startswith("<"):
+        return None
+    path = file if os.path.isabs(file) else os.path.abspath(file)
+    text = linecache.getline(path, line)
+    return text.strip() or None
+
+
+class ReportView:
+    def __init__(self, report):
+        self.report = report
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        r = self.report
+        title = Text("graddoctor", style="bold")
+        target = r.target if isinstance(r.target, str) else " ".join(r.target or [])
+        if target:
+            title.append(f" {r.command} {target}", style="dim")
+        yield title
+        yield Text("")
+        if r.exception:
+            exc = r.exception
+            where = f" at {exc['file']}:{exc['line']}" if exc.get("file") else ""
+            yield Text.assemble(("The script raised ", ""), (f"{exc['type']}: {exc['message']}", "bold red"), (where, "blue"))
+            yield Text("")
+        for finding in r.findings:
+            yield FindingView(finding)
+        for note in r.notes:
+            yield Text(note, style="dim")
+        yield _summary(r)
+
+
+def _summary(r) -> Text:
+    counts = {s: sum(1 for f in r.findings if f.severity == s) for s in Severity}
+    parts = []
+    for sev, word in ((Severity.ERROR, "error"), (Severity.WARNING, "warning"), (Severity.INFO, "info")):
+        n = counts[sev]
+        if n:
+            parts.append((f"{n} {word}{'s' if n != 1 and word != 'info' else ''}", _STYLE[sev]))
+    text = Text()
+    if not parts:
+        text.append("No problems found", style="bold green")
+    for i, (part, style) in enumerate(parts):
+        if i:
+            text.append(", ")
+        text.append(part, style=style)
+    if r.steps_observed is not None:
+        text.append(f" · {r.steps_observed} optimizer step{'s' if r.steps_observed != 1 else ''} observed", style="dim")
+    if r.status:
+        text.append(f" · script {r.status}", style="dim")
+    return text
+
+
+def render_text(report, width: int = 100, color: bool = False) -> str:
+    """The report as plain text (or with ANSI colour), at a fixed width."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, color_system="standard" if color else None, force_terminal=color, highlight=False, soft_wrap=False)
+    console.print(ReportView(report))
+    return buffer.getvalue()
+
+
+def print_report(report, file=None) -> None:
+    """Print to a terminal, in colour only when it is one (and NO_COLOR is unset)."""
+    console = Console(file=file, highlight=False, stderr=False)
+    console.print(ReportView(report))

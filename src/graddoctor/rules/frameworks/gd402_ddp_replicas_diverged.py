@@ -1,0 +1,32 @@
+"""GD402 ddp-replicas-diverged (error, detected at runtime).
+
+## What it does
+Finds replicas whose parameters differ across ranks after a step.
+
+## Why is this bad?
+Data parallel training assumes identical replicas; once they drift, each rank trains a different model and the averaged gradients fit none of them.
+
+## Example
+```python
+if rank == 0:
+    ddp.module.fc.weight.data.mul_(0.5)   # edits one replica
+```
+
+## Use instead
+```python
+with torch.no_grad():
+    ddp.module.fc.weight.mul_(0.5)   # the same edit on every rank
+```
+"""
+
+from graddoctor.finding import Severity
+from graddoctor.rules.base import Rule
+
+RULE = Rule(
+    code='GD402',
+    name='ddp-replicas-diverged',
+    severity=Severity.ERROR,
+    detected='R',
+    hint='Make every rank take the same steps: the same model initialisation (broadcast or same seed), no rank-dependent optimizer steps or parameter edits outside DDP, and BatchNorm buffers synced (`SyncBatchNorm` or `broadcast_buffers=True`).',
+    doc=__doc__,
+)

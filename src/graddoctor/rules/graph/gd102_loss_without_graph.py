@@ -1,0 +1,35 @@
+"""GD102 loss-without-graph (error, detected at runtime and statically).
+
+## What it does
+Finds a loss with no `grad_fn` because every path from the parameters to it was cut by an operation: `detach()`, `.data`, a numpy round trip, `torch.tensor(t)` re-wrapping, or a non-differentiable op (argmax, round, comparison, integer cast). When grad mode was off instead, GD110 is reported.
+
+## Why is this bad?
+`loss.backward()` raises `RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn`, or, where the user added `requires_grad=True` to silence that, runs and computes no gradient for any parameter.
+
+## Example
+```python
+probs = model(x)
+pred = probs.argmax(dim=1).float()   # argmax has no gradient
+loss = ((pred - y) ** 2).mean()
+loss.backward()
+```
+
+## Use instead
+```python
+logits = model(x)
+loss = torch.nn.functional.cross_entropy(logits, y)
+loss.backward()
+```
+"""
+
+from graddoctor.finding import Severity
+from graddoctor.rules.base import Rule
+
+RULE = Rule(
+    code='GD102',
+    name='loss-without-graph',
+    severity=Severity.ERROR,
+    detected='RS',
+    hint='Remove the cut (`detach()`, `.data`, the numpy round trip, `torch.tensor(t)`) on the path from the parameters to the loss, or replace the non-differentiable op by a differentiable one (softmax instead of argmax, a soft threshold instead of a comparison).',
+    doc=__doc__,
+)

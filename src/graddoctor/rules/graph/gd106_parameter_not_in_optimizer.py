@@ -1,0 +1,32 @@
+"""GD106 parameter-not-in-optimizer (error, detected at runtime).
+
+## What it does
+Finds model parameters that receive gradients but belong to no optimizer: a layer replaced after the optimizer was built, an optimizer given a subset of the parameters.
+
+## Why is this bad?
+Gradients are computed for them on every step, at full cost, and then never applied: those weights never change, which looks exactly like a layer that does not learn.
+
+## Example
+```python
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model.fc = nn.Linear(512, 10)    # new head, unknown to the optimizer
+```
+
+## Use instead
+```python
+model.fc = nn.Linear(512, 10)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+```
+"""
+
+from graddoctor.finding import Severity
+from graddoctor.rules.base import Rule
+
+RULE = Rule(
+    code='GD106',
+    name='parameter-not-in-optimizer',
+    severity=Severity.ERROR,
+    detected='R',
+    hint="Build the optimizer after the model is final (after replacing layers or `.to(device)`), from `model.parameters()`, or add the missing ones with `optimizer.add_param_group({'params': [...]})`.",
+    doc=__doc__,
+)

@@ -1,0 +1,34 @@
+"""GD108 saved-tensor-modified-in-place (error, detected at runtime).
+
+## What it does
+Finds the in-place operation that changed a tensor autograd had saved for the backward pass (PyTorch's "modified by an inplace operation" error), and names its line.
+
+## Why is this bad?
+The backward pass needs the saved value to compute gradients; after the in-place edit it would compute wrong ones, so PyTorch refuses with `RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation`, without saying where the edit happened.
+
+## Example
+```python
+h = torch.sigmoid(x @ w)    # sigmoid saves its output
+h.mul_(2)                   # edits it in place
+h.sum().backward()
+```
+
+## Use instead
+```python
+h = torch.sigmoid(x @ w)
+h = h * 2
+h.sum().backward()
+```
+"""
+
+from graddoctor.finding import Severity
+from graddoctor.rules.base import Rule
+
+RULE = Rule(
+    code='GD108',
+    name='saved-tensor-modified-in-place',
+    severity=Severity.ERROR,
+    detected='R',
+    hint='Use the out-of-place form (`x = x.relu()` instead of `x.relu_()`, `x = x + 1` instead of `x += 1`), or `clone()` the tensor before editing it.',
+    doc=__doc__,
+)

@@ -1,0 +1,30 @@
+"""GD111 gradient-always-zero (warning, detected at runtime).
+
+## What it does
+Finds a parameter whose gradient exists but is exactly zero on every observed step: a masked path, a saturated activation, a step function.
+
+## Why is this bad?
+The parameter is connected to the loss, so nothing errors, but a zero gradient never moves it: it behaves like a frozen weight that was meant to train.
+
+## Example
+```python
+h = (layer(x) > 0).float() * layer(x).detach()   # step function: zero gradient
+```
+
+## Use instead
+```python
+h = torch.relu(layer(x))
+```
+"""
+
+from graddoctor.finding import Severity
+from graddoctor.rules.base import Rule
+
+RULE = Rule(
+    code='GD111',
+    name='gradient-always-zero',
+    severity=Severity.WARNING,
+    detected='R',
+    hint='Check the masking, the activation (a saturated sigmoid/tanh, a dead ReLU, a step function) or the weight initialisation on the path to this parameter.',
+    doc=__doc__,
+)

@@ -1,0 +1,38 @@
+"""GD205 scheduler-misuse (warning, detected at runtime and statically).
+
+## What it does
+Finds `lr_scheduler.step()` called before the first `optimizer.step()`, or an epoch-based scheduler stepped every batch.
+
+## Why is this bad?
+Stepping before the optimizer skips the first value of the schedule. An epoch scheduler stepped per batch decays the learning rate hundreds of times too fast: with StepLR(step_size=30, gamma=0.1) and 500 batches per epoch, the rate is 1e-16 of its start after the first epoch.
+
+## Example
+```python
+scheduler = StepLR(optimizer, step_size=30, gamma=0.1)
+for epoch in range(90):
+    for x, y in loader:
+        train_step(x, y)
+        scheduler.step()
+```
+
+## Use instead
+```python
+scheduler = StepLR(optimizer, step_size=30, gamma=0.1)
+for epoch in range(90):
+    for x, y in loader:
+        train_step(x, y)
+    scheduler.step()
+```
+"""
+
+from graddoctor.finding import Severity
+from graddoctor.rules.base import Rule
+
+RULE = Rule(
+    code='GD205',
+    name='scheduler-misuse',
+    severity=Severity.WARNING,
+    detected='RS',
+    hint="Step epoch-based schedulers (StepLR, MultiStepLR, ExponentialLR, ReduceLROnPlateau) once per epoch, after the epoch's `optimizer.step()` calls; call `scheduler.step()` after `optimizer.step()`.",
+    doc=__doc__,
+)

@@ -1,0 +1,32 @@
+"""GD210 frozen-parameter-in-optimizer (info, detected at runtime).
+
+## What it does
+Finds parameters with `requires_grad=False` handed to an optimizer.
+
+## Why is this bad?
+Usually harmless (the optimizer skips parameters without gradients), but it often means the freezing happened after the optimizer was built, or that a layer meant to train was frozen by mistake.
+
+## Example
+```python
+model.backbone.requires_grad_(False)
+optimizer = torch.optim.AdamW(model.parameters())
+```
+
+## Use instead
+```python
+model.backbone.requires_grad_(False)
+optimizer = torch.optim.AdamW(p for p in model.parameters() if p.requires_grad)
+```
+"""
+
+from graddoctor.finding import Severity
+from graddoctor.rules.base import Rule
+
+RULE = Rule(
+    code='GD210',
+    name='frozen-parameter-in-optimizer',
+    severity=Severity.INFO,
+    detected='R',
+    hint='Pass only trainable parameters: `torch.optim.AdamW(p for p in model.parameters() if p.requires_grad)`.',
+    doc=__doc__,
+)

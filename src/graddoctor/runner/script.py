@@ -1,0 +1,189 @@
+"""Run SCRIPT (or -m MODULE) as __main__ with the standard observers attached."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import runpy
+import sys
+import traceback
+from dataclasses import dataclass
+
+from graddoctor.explain.explainer import explain
+from graddoctor.finding import Finding
+from graddoctor.locate import Location, declare_user_file, display_path, traceback_user_location
+from graddoctor.report.report import Report
+from graddoctor.session.session import Session, StopRun
+from graddoctor.session.standard import standard_observers
+
+
+class UsageError(Exception):
+    """Bad input from the command line: exit code 2 with this one-line message."""
+
+
+@dataclass
+class RunOutcome:
+    report: Report
+    session: Session
+    exit_status: int | None  # the script's own sys.exit code, if it called it
+    user_exception: BaseException | None
+
+
+def check_script(path: str) -> str:
+    """Read and compile the script up front, so bad input fails in one clear line."""
+    if not os.path.exists(path):
+        raise UsageError(f"no such file: {path}")
+    if os.path.isdir(path):
+        raise UsageError(f"{path} is a directory; give the training script to run")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    if b"\x00" in data[:8192]:
+        raise UsageError(f"{path} is not a Python script (it looks like a binary file)")
+    try:
+        source = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not a Python script (it is not UTF-8 text)") from None
+    try:
+        compile(source, path, "exec")
+    except SyntaxError as exc:
+        raise UsageError(f"{path}:{exc.lineno}:{exc.offset or 1}: syntax error: {exc.msg}") from None
+    except ValueError as exc:
+        raise UsageError(f"{path} cannot be compiled: {exc}") from None
+    return source
+
+
+def find_module(name: str) -> str | None:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        raise UsageError(f"no module named {name!r}")
+    if spec.submodule_search_locations is not None:
+        main = importlib.util.find_spec(f"{name}.__main__")
+        return main.origin if main is not None else None
+    return spec.origin
+
+
+def run_target(
+    target: str,
+    args: list[str],
+    *,
+    module: bool = False,
+    max_steps: int | None = None,
+    deep: bool = True,
+) -> RunOutcome:
+    """Run the script to its end (or crash, or `max_steps`) and collect the report."""
+    if module:
+        origin = find_module(target)
+        if origin:
+            declare_user_file(origin)
+    else:
+        check_script(target)
+        declare_user_file(target)
+
+    session = Session(standard_observers(mode="run", deep=deep), max_steps=max_steps)
+    saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
+    status, exit_status, user_exc = "completed", None, None
+    try:
+        sys.argv = [target if not module else (origin or target)] + list(args)
+        if module:
+            sys.path.insert(0, os.getcwd())
+        else:
+            sys.path[0] = os.path.dirname(os.path.abspath(target))
+        session.attach()
+        try:
+            if module:
+                runpy.run_module(target, run_name="__main__", alter_sys=True)
+            else:
+                runpy.run_path(target, run_name="__main__")
+        except StopRun:
+            status = "stopped"
+        except SystemExit as exc:
+            exit_status = _exit_code(exc)
+        except KeyboardInterrupt as exc:
+            status, user_exc = "stopped", exc
+        except BaseException as exc:  # the user's exception: reported, never swallowed
+            status, user_exc = "crashed", exc
+    finally:
+        session.detach()
+        sys.argv = saved_argv
+        if module:
+            try:
+                sys.path.remove(os.getcwd())
+            except ValueError:
+                pass
+        elif saved_path0 is not None:
+            sys.path[0] = saved_path0
+
+    findings = session.findings()
+    exception = None
+    if user_exc is not None and not isinstance(user_exc, KeyboardInterrupt):
+        where = traceback_user_location(user_exc.__traceback__)
+        findings.extend(_explain(session, user_exc, where))
+        exception = {
+            "type": type(user_exc).__name__,
+            "message": str(user_exc).split("\n")[0][:2000],
+            "file": display_path(where.file),
+            "line": where.line,
+        }
+    layers = _layers(session)
+    report = Report(
+        command="run",
+        target=target,
+        findings=findings,
+        layers=layers,
+        status=status,
+        exception=exception,
+        steps_observed=session.step,
+        exit_status=exit_status,
+    )
+    return RunOutcome(report, session, exit_status, user_exc)
+
+
+def _explain(session: Session, exc: BaseException, where: Location) -> list[Finding]:
+    """What the observers saw explains best; the message alone is the fallback."""
+    enriched = session.explain_exception(exc, where)
+    plain = explain(exc)
+    codes = {f.code for f in enriched}
+    return enriched + [f for f in plain if f.code not in codes]
+
+
+def _layers(session: Session):
+    for observer in session.observers:
+        rows = getattr(observer, "rows", None)
+        if rows is not None and not getattr(observer, "_graddoctor_failed", False):
+            try:
+                return rows()
+            except Exception:
+                session.internal_errors.append(f"layer table failed:\n{traceback.format_exc()}")
+    return []
+
+
+def _exit_code(exc: SystemExit) -> int:
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def print_user_traceback(exc: BaseException, file=None) -> None:
+    """The user's traceback as Python would print it, without graddoctor's and runpy's frames."""
+    file = file or sys.stderr
+    tb = exc.__traceback__
+    while tb is not None and not _is_user_frame(tb):
+        tb = tb.tb_next
+    lines = traceback.format_exception(type(exc), exc, tb if tb is not None else exc.__traceback__)
+    file.write("".join(lines))
+
+
+def _is_user_frame(tb) -> bool:
+    from graddoctor.locate import is_user_file
+
+    return is_user_file(tb.tb_frame.f_code.co_filename)

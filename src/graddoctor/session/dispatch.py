@@ -1,0 +1,238 @@
+"""The global instrumentation: installed once, shared by every active session.
+
+`graddoctor run` on a script that itself calls `graddoctor.watch()` gives two
+sessions at once; the patches are installed for the first and removed with
+the last, and every event goes to every active session.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch.optim import lr_scheduler
+
+from graddoctor.locate import user_location
+from graddoctor.session.observer import BackwardEvent, CallEvent, StepEvent
+from graddoctor.session.patches import Patcher
+
+_sessions: list[Any] = []
+_patcher = Patcher()
+_handles: list[Any] = []
+_state = threading.local()
+
+
+def _depth(kind: str) -> int:
+    return getattr(_state, kind, 0)
+
+
+class _Nested:
+    """Counts nesting per kind, so that SequentialLR stepping its children, or
+    GradScaler.step calling unscale_, is reported once, as the user's call."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+
+    def __enter__(self) -> bool:
+        depth = _depth(self.kind)
+        setattr(_state, self.kind, depth + 1)
+        return depth == 0
+
+    def __exit__(self, *exc) -> None:
+        setattr(_state, self.kind, _depth(self.kind) - 1)
+
+
+def active_sessions() -> list[Any]:
+    return list(_sessions)
+
+
+def register(session) -> None:
+    if not _sessions:
+        _install()
+    _sessions.append(session)
+
+
+def unregister(session) -> None:
+    if session in _sessions:
+        _sessions.remove(session)
+    if not _sessions:
+        _uninstall()
+
+
+def _install() -> None:
+    try:
+        _patch_backward()
+        _patch_optimizer()
+        _patch_zero_grad()
+        _patch_clipping()
+        _patch_schedulers()
+        _patch_scaler()
+    except BaseException:
+        _uninstall()
+        raise
+
+
+def _uninstall() -> None:
+    while _handles:
+        _handles.pop().remove()
+    _patcher.restore()
+
+
+def _broadcast(method: str, event: Any) -> None:
+    for session in list(_sessions):
+        session.dispatch(method, event)
+
+
+# --- backward ---------------------------------------------------------------------------
+
+
+def _patch_backward() -> None:
+    def make(original: Callable) -> Callable:
+        def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, *args, **kwargs):
+            if not _sessions or _depth("backward"):
+                return original(tensors, grad_tensors, retain_graph, create_graph, *args, **kwargs)
+            with _Nested("backward"):
+                event = BackwardEvent(
+                    loss=tensors,
+                    where=user_location(sys._getframe(1)),
+                    index=0,
+                    step=0,
+                    retain_graph=retain_graph,
+                    create_graph=create_graph,
+                    grad_mode=torch.is_grad_enabled(),
+                    extra={"gradient": grad_tensors, "inputs": kwargs.get("inputs")},
+                )
+                for session in list(_sessions):
+                    session.begin_backward(event)
+                try:
+                    result = original(tensors, grad_tensors, retain_graph, create_graph, *args, **kwargs)
+                except BaseException as exc:
+                    for session in list(_sessions):
+                        session.backward_failed(event, exc)
+                    raise
+                _broadcast("after_backward", event)
+                return result
+
+        return backward
+
+    _patcher.wrap(torch.autograd, "backward", make)
+
+
+# --- optimizers -------------------------------------------------------------------------
+
+
+def _patch_optimizer() -> None:
+    def make_init(original: Callable) -> Callable:
+        def __init__(self, *args, **kwargs):
+            original(self, *args, **kwargs)
+            if _sessions:
+                where = user_location(sys._getframe(1))
+                for session in list(_sessions):
+                    session.optimizer_created(self, where)
+
+        return __init__
+
+    _patcher.wrap(torch.optim.Optimizer, "__init__", make_init)
+
+    # A wrapper optimizer (Lookahead and the like) steps an inner one: only the
+    # outermost step is the user's. A step that raised leaves `stepping` set, so
+    # a later step of the same optimizer counts as outermost again.
+    def pre_hook(optimizer, args, kwargs):
+        current = getattr(_state, "stepping", None)
+        if current is not None and current is not optimizer:
+            return None
+        _state.stepping = optimizer
+        where = user_location(sys._getframe(1))
+        for session in list(_sessions):
+            session.begin_step(optimizer, where)
+        return None
+
+    def post_hook(optimizer, args, kwargs):
+        if getattr(_state, "stepping", None) is not optimizer:
+            return
+        _state.stepping = None
+        for session in list(_sessions):
+            session.end_step(optimizer)
+
+    from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+
+    _handles.append(register_optimizer_step_pre_hook(pre_hook))
+    _handles.append(register_optimizer_step_post_hook(post_hook))
+
+
+# --- zero_grad, clipping, schedulers, GradScaler ------------------------------------------
+
+
+def _call_event(kind: str, method: str, target, args: tuple, kwargs: dict, result=None) -> None:
+    where = user_location(sys._getframe(2))
+    event = CallEvent(kind=kind, target=target, where=where, step=0, method=method, args=args, kwargs=kwargs, result=result)
+    _broadcast("on_call", event)
+
+
+def _method_wrapper(kind: str, method: str, skip_callers: tuple[str, ...] = ()) -> Callable:
+    def make(original: Callable) -> Callable:
+        def wrapper(self, *args, **kwargs):
+            if not _sessions:
+                return original(self, *args, **kwargs)
+            caller = sys._getframe(1).f_code.co_name
+            with _Nested(kind) as outermost:
+                result = original(self, *args, **kwargs)
+            if outermost and caller not in skip_callers:
+                _call_event(kind, method, self, args, kwargs, result)
+            return result
+
+        return wrapper
+
+    return make
+
+
+def _function_wrapper(kind: str, method: str) -> Callable:
+    def make(original: Callable) -> Callable:
+        def wrapper(*args, **kwargs):
+            if not _sessions:
+                return original(*args, **kwargs)
+            with _Nested(kind) as outermost:
+                result = original(*args, **kwargs)
+            if outermost:
+                _call_event(kind, method, None, args, kwargs, result)
+            return result
+
+        return wrapper
+
+    return make
+
+
+def _patch_zero_grad() -> None:
+    _patcher.wrap(torch.optim.Optimizer, "zero_grad", _method_wrapper("zero_grad", "optimizer"))
+    _patcher.wrap(torch.nn.Module, "zero_grad", _method_wrapper("zero_grad", "module"))
+
+
+def _patch_clipping() -> None:
+    from torch.nn.utils import clip_grad
+
+    for name in ("clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_"):
+        for owner in (torch.nn.utils, clip_grad):
+            if hasattr(owner, name):
+                _patcher.wrap(owner, name, _function_wrapper("clip", name))
+
+
+def _patch_schedulers() -> None:
+    classes = [lr_scheduler.LRScheduler] + [
+        cls
+        for cls in vars(lr_scheduler).values()
+        if isinstance(cls, type) and issubclass(cls, lr_scheduler.LRScheduler) and "step" in cls.__dict__
+        and cls is not lr_scheduler.LRScheduler
+    ]
+    for cls in classes:
+        # LRScheduler.__init__ takes its first step itself: that one is not the user's.
+        _patcher.wrap(cls, "step", _method_wrapper("scheduler", "step", skip_callers=("_initial_step", "__init__")))
+
+
+def _patch_scaler() -> None:
+    from torch.amp import grad_scaler
+
+    for name in ("scale", "unscale_", "step", "update"):
+        _patcher.wrap(grad_scaler.GradScaler, name, _method_wrapper("scaler", name))

@@ -1,0 +1,87 @@
+"""What an observer of a training run may react to. Every method is optional.
+
+Observers are the producers of runtime findings (graph reach, the loop
+audit, numerics, provenance). The session calls them from inside the user's
+training step, so they must be cheap on the hot path and must not change any
+tensor the user can see.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from graddoctor.finding import Finding
+from graddoctor.locate import Location
+
+
+@dataclass
+class BackwardEvent:
+    loss: Any  # what backward() was called on (tensors as given)
+    where: Location  # the user's backward line
+    index: int  # 0-based count of backward calls in this session
+    step: int  # optimizer steps taken so far
+    retain_graph: bool | None = None
+    create_graph: bool = False
+    grad_mode: bool = True  # torch.is_grad_enabled() at the call
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class StepEvent:
+    optimizer: torch.optim.Optimizer
+    where: Location
+    step: int  # steps taken before this one (all optimizers together)
+
+
+@dataclass
+class CallEvent:
+    """zero_grad, clipping, scheduler and GradScaler calls."""
+
+    kind: str  # "zero_grad", "clip", "scheduler", "scaler"
+    target: Any  # the optimizer / module / scheduler / scaler
+    where: Location
+    step: int
+    method: str = ""  # e.g. "clip_grad_norm_", "unscale_", "step"
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    result: Any = None
+
+
+class Observer:
+    """Base class: override what you need. `findings()` is asked once, at the end."""
+
+    name = "observer"
+
+    def start(self, session) -> None:
+        self.session = session
+
+    def stop(self) -> None:
+        pass
+
+    def on_optimizer_created(self, record) -> None:
+        pass
+
+    def before_backward(self, event: BackwardEvent) -> None:
+        pass
+
+    def after_backward(self, event: BackwardEvent) -> None:
+        pass
+
+    def before_step(self, event: StepEvent) -> None:
+        pass
+
+    def after_step(self, event: StepEvent) -> None:
+        pass
+
+    def on_call(self, event: CallEvent) -> None:
+        pass
+
+    def explain_exception(self, exc: BaseException, where: Location) -> list[Finding]:
+        """Findings that explain the user's exception with what this observer saw."""
+        return []
+
+    def findings(self) -> list[Finding]:
+        return []

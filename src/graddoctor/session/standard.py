@@ -1,0 +1,21 @@
+"""The standard set of observers, shared by `graddoctor run` and `watch()`.
+
+One place decides what runs: `run` and `watch()` differ only in the options
+they pass (run walks more, and starts in deep mode).
+"""
+
+from __future__ import annotations
+
+from graddoctor.session.observer import Observer
+
+
+def standard_observers(*, mode: str = "watch", deep: bool = False, **options) -> list[Observer]:
+    from graddoctor.graph.observer import GraphObserver
+    from graddoctor.numerics.layers import LayerStats
+
+    walk_every = options.pop("walk_every", 10 if mode == "run" else 100)
+    observers: list[Observer] = [
+        GraphObserver(walk_first=options.pop("walk_first", 3), walk_every=walk_every),
+        LayerStats(ratio_every=options.pop("ratio_every", 10)),
+    ]
+    return observers

@@ -1,0 +1,61 @@
+"""Shared fixtures: real tiny models, and running the real `graddoctor` command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _seed_and_threads():
+    torch.manual_seed(0)
+    yield
+
+
+class Ran:
+    def __init__(self, proc: subprocess.CompletedProcess, json_path: Path | None):
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.report = json.loads(json_path.read_text()) if json_path and json_path.exists() else None
+
+    def codes(self) -> list[str]:
+        return sorted({f["code"] for f in self.report["findings"]}) if self.report else []
+
+    def finding(self, code: str) -> dict:
+        found = [f for f in self.report["findings"] if f["code"] == code]
+        assert found, f"no {code} in {self.codes()}:\n{self.stdout}\n{self.stderr}"
+        return found[0]
+
+
+@pytest.fixture
+def graddoctor_cli(tmp_path):
+    """Run the real `python -m graddoctor ...` in tmp_path; returns a Ran."""
+
+    def run(*args: str, script: str | None = None, name: str = "train.py", json_report: bool = True,
+            stdin: str | None = None, timeout: float = 120) -> Ran:
+        if script is not None:
+            (tmp_path / name).write_text(textwrap.dedent(script))
+        json_path = None
+        argv = list(args)
+        if json_report and argv and argv[0] == "run":
+            json_path = tmp_path / "report.json"
+            argv = ["run", "--json", str(json_path)] + argv[1:]
+        env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), NO_COLOR="1", COLUMNS="100")
+        proc = subprocess.run(
+            [sys.executable, "-m", "graddoctor", *argv],
+            cwd=tmp_path, capture_output=True, text=True, timeout=timeout, env=env, input=stdin,
+        )
+        return Ran(proc, json_path)
+
+    run.path = tmp_path
+    return run
