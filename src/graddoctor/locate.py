@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import linecache
 import os
+import re
 import sys
 import sysconfig
 import traceback
@@ -33,6 +34,7 @@ def _library_dirs() -> tuple[str, ...]:
 
 
 _LIBRARY_DIRS = _library_dirs()
+_FOREIGN_LIBRARY = re.compile(r"/(site|dist)-packages/|/lib/python\d\.\d+/|/lib/pypy|\\Lib\\")
 _user_files: set[str] = set()  # scripts handed to `graddoctor run`
 _verdicts: dict[str, bool] = {}
 
@@ -62,7 +64,10 @@ def _judge(filename: str) -> bool:
         return True
     if real.startswith(_PACKAGE_DIR + os.sep) and os.sep + "demo" + os.sep + "gallery" + os.sep not in real:
         return False
-    return not any(real.startswith(d + os.sep) for d in _LIBRARY_DIRS)
+    if any(real.startswith(d + os.sep) for d in _LIBRARY_DIRS):
+        return False
+    # Paths from someone else's machine (a pasted traceback) are judged by their shape.
+    return _FOREIGN_LIBRARY.search(filename.replace("\\", "/")) is None
 
 
 def display_path(filename: str | None) -> str | None:

@@ -185,12 +185,19 @@ def check_reach(
         if orphans:
             names = [index.name(p) for p in orphans]
             first = optimizers[0]
+            stale = sum(1 for pid in in_optimizer if pid not in index.params and pid not in hidden_ids)
+            also = (
+                f" The optimizer still holds {plural(stale, 'parameter')} that no model owns any more: "
+                "a layer was probably replaced after the optimizer was built."
+                if stale and index.params
+                else ""
+            )
             related_opt = [Related(o.created_at.shown()["file"], o.created_at.line, f"{o.label} built here") for o in optimizers[1:]]
             findings.append(
                 make(
                     "GD106",
                     f"{name_list(names)} ({plural(len(names), 'parameter')}) receive gradients but "
-                    f"belong to no optimizer ({', '.join(o.label for o in optimizers)}): they are never updated.",
+                    f"belong to no optimizer ({', '.join(o.label for o in optimizers)}): they are never updated.{also}",
                     subjects=names,
                     step=step,
                     related=related_opt,

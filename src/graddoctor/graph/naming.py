@@ -9,8 +9,6 @@ tensor attribute) are found by scanning module attributes, so a finding can say
 from __future__ import annotations
 
 import ast
-import inspect
-import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -121,30 +119,46 @@ def attribute_location(holder: nn.Module, attr: str) -> Location | None:
 
 @lru_cache(maxsize=256)
 def _assignment_in_class(cls: type, attr: str) -> Location | None:
+    # Find the class through its methods' code objects, not inspect.getsource(cls):
+    # that looks the class up through sys.modules[cls.__module__], which for a
+    # script run as __main__ is no longer the script once it has finished.
+    for value in vars(cls).values():
+        code = getattr(value, "__code__", None)
+        if code is None or not is_user_file(code.co_filename):
+            continue
+        found = _assignment_in_file(code.co_filename, cls.__name__, code.co_firstlineno, attr)
+        if found is not None:
+            return found
+    return None
+
+
+@lru_cache(maxsize=64)
+def _parsed(filename: str) -> ast.Module | None:
     try:
-        lines, start = inspect.getsourcelines(cls)
-        filename = inspect.getsourcefile(cls)
-    except (OSError, TypeError):
+        with open(filename, encoding="utf-8") as handle:
+            return ast.parse(handle.read(), filename)
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
         return None
-    if not filename or not is_user_file(filename):
+
+
+def _assignment_in_file(filename: str, class_name: str, method_line: int, attr: str) -> Location | None:
+    tree = _parsed(filename)
+    if tree is None:
         return None
-    try:
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except SyntaxError:
-        return None
-    indent = len(lines[0]) - len(lines[0].lstrip())
     for node in ast.walk(tree):
-        targets: list[ast.expr] = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-            targets = [node.target]
-        for target in targets:
-            if (
-                isinstance(target, ast.Attribute)
-                and target.attr == attr
-                and isinstance(target.value, ast.Name)
-                and target.value.id == "self"
-            ):
-                return Location(filename, start + node.lineno - 1, node.col_offset + indent + 1)
+        if isinstance(node, ast.ClassDef) and node.name == class_name and node.lineno <= method_line <= (node.end_lineno or 0):
+            for inner in ast.walk(node):
+                targets: list[ast.expr] = []
+                if isinstance(inner, ast.Assign):
+                    targets = inner.targets
+                elif isinstance(inner, (ast.AnnAssign, ast.AugAssign)):
+                    targets = [inner.target]
+                for target in targets:
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and target.attr == attr
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                    ):
+                        return Location(filename, inner.lineno, inner.col_offset + 1)
     return None

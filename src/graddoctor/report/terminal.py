@@ -118,10 +118,17 @@ def render_text(report, width: int = 100, color: bool = False) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, color_system="standard" if color else None, force_terminal=color, highlight=False, soft_wrap=False)
     console.print(ReportView(report))
-    return buffer.getvalue()
+    # Padding fills lines to the full width; trailing blanks are noise in files and diffs.
+    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
 
 
 def print_report(report, file=None) -> None:
-    """Print to a terminal, in colour only when it is one (and NO_COLOR is unset)."""
-    console = Console(file=file, highlight=False, stderr=False)
-    console.print(ReportView(report))
+    """Print to a terminal in colour (unless NO_COLOR is set); to a pipe or file as plain text."""
+    import sys
+
+    file = file or sys.stdout
+    console = Console(file=file, highlight=False)
+    if console.is_terminal:
+        console.print(ReportView(report))
+    else:
+        file.write(render_text(report, width=console.width))

@@ -1,0 +1,13 @@
+"""GD203: backward() runs every iteration, but the optimizer never steps."""
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+
+for step in range(20):
+    x, y = torch.randn(32, 8), torch.randn(32, 1)
+    optimizer.zero_grad()
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward()  # expect: GD203
