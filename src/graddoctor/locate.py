@@ -34,7 +34,7 @@ def _library_dirs() -> tuple[str, ...]:
 
 
 _LIBRARY_DIRS = _library_dirs()
-_FOREIGN_LIBRARY = re.compile(r"/(site|dist)-packages/|/lib/python\d\.\d+/|/lib/pypy|\\Lib\\")
+_FOREIGN_LIBRARY = re.compile(r"/(site|dist)-packages/|/lib/python\d\.\d+/|/lib/pypy")
 _user_files: set[str] = set()  # scripts handed to `graddoctor run`
 _verdicts: dict[str, bool] = {}
 
