@@ -1,0 +1,53 @@
+"""`graddoctor rules`, the catalogue against SPEC, and the report schema."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import torch
+
+import graddoctor
+from graddoctor.rules import all_rules
+
+SPEC = Path(__file__).resolve().parents[3] / "shared" / "SPEC.md"
+SCHEMA = json.loads((Path(graddoctor.__file__).parent / "report" / "schema.json").read_text())
+
+
+def test_catalogue_matches_the_spec_tables():
+    if not SPEC.exists():  # the contract lives beside the checkout
+        import pytest
+
+        pytest.skip("shared/SPEC.md is not beside this checkout")
+    rows = re.findall(r"^\| (GD\d{3}) \| ([a-z-]+) \| (error|warning|info) \| ([RS ]+) \|", SPEC.read_text(), re.M)
+    assert rows, "no catalogue rows found in SPEC.md"
+    ours = {r.code: r for r in all_rules()}
+    for code, name, severity, detected in rows:
+        rule = ours[code]
+        assert (rule.name, str(rule.severity), rule.detected) == (name, severity, detected.replace(" ", "")), code
+    assert set(ours) - {code for code, *_ in rows} == {"GD000"}
+
+
+def test_rules_lists_every_code_and_shows_one(graddoctor_cli):
+    listed = graddoctor_cli("rules", json_report=False)
+    assert listed.returncode == 0
+    codes = re.findall(r"^(GD\d{3})\s", listed.stdout, re.M)
+    assert codes == [r.code for r in all_rules()]
+    one = graddoctor_cli("rules", "GD104", json_report=False)
+    assert one.returncode == 0
+    assert one.stdout.startswith("GD104 parameter-without-gradient (error, runtime)")
+    assert "## Why is this bad?" in one.stdout and "Fix: " in one.stdout
+    by_name = graddoctor_cli("rules", "grad-mode-off", json_report=False)
+    assert by_name.stdout.startswith("GD110 grad-mode-off")
+    missing = graddoctor_cli("rules", "GD999", json_report=False)
+    assert missing.returncode == 2 and "no rule 'GD999'" in missing.stderr
+
+
+def test_diagnose_report_is_schema_valid_and_round_trips():
+    model = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Linear(3, 1))
+    report = graddoctor.diagnose(model[1](torch.randn(2, 3)).mean(), model)
+    data = json.loads(report.to_json())
+    jsonschema.validate(data, SCHEMA)
+    assert [graddoctor.Finding.from_json(f) for f in data["findings"]] == report.findings
