@@ -71,7 +71,7 @@ def _check(loss: object, what: str, *, finite: bool) -> torch.Tensor:
     if not isinstance(loss, torch.Tensor):
         hint = " (`.item()`, `float()` and `.tolist()` return numbers: keep them for logging)" if _is_number(loss) else ""
         raise LossIsNumberError(
-            f"{what} is {describe_value(loss)}, not a tensor: it has no autograd history, so no "
+            f"{what} is {_describe(loss)}, not a tensor: it has no autograd history, so no "
             f"gradient can reach the parameters{hint}. Return the tensor itself, e.g. `criterion(out, y)`."
         )
     if loss.grad_fn is None and not loss.requires_grad:
@@ -87,6 +87,12 @@ def _check(loss: object, what: str, *, finite: bool) -> torch.Tensor:
             "`ensure_tensor_loss(reduce='mean')` does it for a loss function."
         )
     return loss
+
+
+def _describe(value: object) -> str:
+    if type(value).__module__.startswith("numpy") and getattr(value, "ndim", None) == 0:
+        return f"a numpy {type(value).__name__} ({value.item()!r})"  # type: ignore[attr-defined]
+    return describe_value(value)
 
 
 def _is_number(value: object) -> bool:

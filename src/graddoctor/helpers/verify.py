@@ -189,18 +189,21 @@ def _double_input(x: Any) -> Any:
 
 
 def _input_names(module_or_fn: Any, inputs: tuple[Any, ...]) -> list[str]:
+    """`input x` by the argument's name where the signature gives one, else `input <position>`."""
     target = module_or_fn.forward if isinstance(module_or_fn, nn.Module) else module_or_fn
     try:
-        bound = inspect.signature(target).bind(*inputs)
+        parameters = list(inspect.signature(target).parameters.values())
     except (TypeError, ValueError):
-        return [f"input {i}" for i in range(len(inputs))]
+        parameters = []
     names: list[str] = []
-    for name, value in bound.arguments.items():
-        if isinstance(value, tuple) and len(names) + len(value) <= len(inputs) and value is not inputs[len(names)]:
-            names += [f"input {name}[{i}]" for i in range(len(value))]  # *args
+    for position in range(len(inputs)):
+        if position < len(parameters) and parameters[position].kind in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD
+        ):
+            names.append(f"input {parameters[position].name}")
         else:
-            names.append(f"input {name}")
-    return names if len(names) == len(inputs) else [f"input {i}" for i in range(len(inputs))]
+            names.append(f"input {position}")
+    return names
 
 
 def _devices(inputs: list[Any], params: list[tuple[str, torch.Tensor]]) -> list[int]:
