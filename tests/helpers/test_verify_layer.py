@@ -95,7 +95,7 @@ def test_missing_gradient_is_reported_as_none():
     result = verify_layer(Forgets.apply, torch.randn(3), torch.randn(3))
     (bad,) = result.mismatches
     assert bad.name == "input 1" and "no gradient (None)" in str(bad)
-    assert bad.numeric == pytest.approx(2.0)
+    assert bad.bad_elements == 3 and bad.numeric != 0.0
 
 
 def test_float32_layer_is_checked_in_float64_and_the_user_module_is_untouched():
