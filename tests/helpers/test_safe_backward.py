@@ -154,3 +154,25 @@ def test_bad_arguments_and_bad_losses_raise_clearly(data):
         safe_backward(_forward(model, x, y), opt, clip_norm=0)
     with pytest.raises(LossIsNumberError):
         safe_backward(_forward(model, x, y).item(), opt)
+
+
+def test_graddoctor_finds_safe_backward_clean_and_leaves_results_unchanged(data):
+    from graddoctor import Severity
+    from graddoctor.session.session import Session
+    from graddoctor.session.standard import standard_observers
+
+    def train(model, opt, scaler):
+        torch.manual_seed(4)
+        for _ in range(2):
+            for x, y in data[:6]:
+                safe_backward(_forward(model, x, y, autocast=True), opt, scaler=scaler, clip_norm=1.0, accumulate=2)
+
+    watched, plain = make_model(), make_model()
+    opt, plain_opt = two_groups(watched, "adamw"), two_groups(plain, "adamw")
+    with Session(standard_observers(mode="watch"), models=watched, optimizers=opt) as session:
+        train(watched, opt, torch.amp.GradScaler("cpu"))
+    train(plain, plain_opt, torch.amp.GradScaler("cpu"))
+    serious = [f for f in session.findings() if f.severity >= Severity.WARNING]
+    assert serious == [], [f"{f.code} {f.message}" for f in serious]
+    assert session.step == 6
+    assert same_params(watched, plain)

@@ -69,8 +69,10 @@ def safe_backward(
     - Clipping (`clip_norm`, total 2-norm) happens after `scaler.unscale_`, so
       it sees real gradient values.
 
-    The running counts live with the optimizer (weakly), so call it with the
-    same `accumulate` every time for that optimizer.
+    It calls `optimizer.zero_grad()` itself, after each step: do not clear
+    gradients in between, or the accumulated ones are lost. The running counts
+    live with the optimizer (weakly), so call it with the same `accumulate`
+    every time for that optimizer.
 
     >>> import torch
     >>> from graddoctor import safe_backward
