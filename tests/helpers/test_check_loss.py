@@ -38,6 +38,7 @@ def test_good_loss_is_returned_unchanged_and_trains(model, batch):
     assert model.weight.grad is not None
 
 
+@pytest.mark.filterwarnings("ignore:Converting a tensor with requires_grad=True")
 @pytest.mark.parametrize("convert", [lambda t: t.item(), float, lambda t: t.detach().numpy()])
 def test_python_number_or_numpy_is_refused(model, batch, convert):
     loss = convert(F.mse_loss(model(*batch[:1]), batch[1]))
@@ -120,7 +121,7 @@ def test_bare_decorator_form_works():
     def loss_fn(pred, target):
         return ((pred - target) ** 2).mean().item()
 
-    with pytest.raises(LossIsNumberError, match=r"returned by .*loss_fn\(\) is a Python float"):
+    with pytest.raises(LossIsNumberError, match=r"returned by loss_fn\(\) is a Python float"):
         loss_fn(torch.zeros(2, requires_grad=True), torch.ones(2))
 
 

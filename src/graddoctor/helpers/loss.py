@@ -192,7 +192,8 @@ def ensure_tensor_loss(reduce: str | None | Callable[..., Any] = None) -> Any:
             return target
         if not callable(target):
             raise TypeError(f"ensure_tensor_loss decorates a function or an nn.Module, not {describe_value(target)}")
-        return _wrap(target, reduce, f"{getattr(target, '__qualname__', getattr(target, '__name__', 'the loss function'))}()")
+        name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None) or "the loss function"
+        return _wrap(target, reduce, f"{name.split('<locals>.')[-1]}()")
 
     return decorate
 
