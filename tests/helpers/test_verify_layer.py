@@ -133,3 +133,13 @@ def test_non_deterministic_layer_gets_a_clear_error():
 def test_large_tensors_are_sampled():
     result = verify_layer(nn.Linear(64, 64), torch.randn(2, 64), max_elements=50)
     assert result.ok and result.checked[1] == "parameter weight"
+
+
+def test_function_without_a_backward_is_non_differentiable():
+    class NoBackward(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+    with pytest.raises(NonDifferentiableLayerError, match="backward failed"):
+        verify_layer(NoBackward.apply, torch.randn(3))

@@ -51,8 +51,8 @@ def markdown() -> str:
     for claim in CLAIMS:
         lines += [
             f"- **{claim.verdict.capitalize()}:** {claim.claim}",
-            f"  {claim.actual}",
-            f"  Verified by {_tests_md(claim.tests)}.",
+            f"  - What torch does: {claim.actual}",
+            f"  - Verified by {_tests_md(claim.tests)}.",
             "",
         ]
     lines += ["[All rules](index.md#the-finding-catalogue)", ""]
@@ -63,9 +63,10 @@ def _checklist_md(checklist: Checklist) -> list[str]:
     lines = [f"## {checklist.title}", "", checklist.intro, ""]
     for n, item in enumerate(checklist.items, 1):
         lines += [
-            f"{n}. {item.check}",
+            f"{n}. **{item.check}**",
             f"   {item.fact}",
-            f"   Checked by: {_codes_md(item)}. Verified by {_tests_md(item.tests)}.",
+            f"   - Checked automatically by: {_codes_md(item)}",
+            f"   - Verified by {_tests_md(item.tests)}",
             "",
         ]
     return lines
