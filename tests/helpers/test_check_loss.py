@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import inspect
 
 import numpy as np
@@ -179,6 +180,9 @@ def test_module_class_and_instance_are_wrapped(model, batch):
     strict = ensure_tensor_loss()(nn.MSELoss(reduction="none"))
     with pytest.raises(NonScalarLossError, match=r"MSELoss\.forward\(\)"):
         strict(model(x), y)
+    with pytest.raises(NonScalarLossError):
+        copy.deepcopy(strict)(model(x), y)  # the check travels with copies
+    assert nn.MSELoss(reduction="none")(model(x), y).shape == (4, 1)  # the class itself is untouched
 
 
 def test_bad_reduce_is_a_clear_value_error():

@@ -156,7 +156,8 @@ def ensure_tensor_loss(reduce: str | None | Callable[..., Any] = None) -> Any:
     With `reduce="mean"` or `"sum"`, a per-sample loss (more than one element)
     is reduced instead of rejected; NaN/Inf values are reported per sample
     before reducing. The wrapped function keeps its name, docstring and
-    signature. On an `nn.Module` class or instance, `forward` is wrapped.
+    signature. On an `nn.Module` class, `forward` is wrapped; on an instance, a
+    forward hook does the same.
 
     >>> import torch
     >>> from graddoctor import ensure_tensor_loss
@@ -187,8 +188,10 @@ def ensure_tensor_loss(reduce: str | None | Callable[..., Any] = None) -> Any:
             target.forward = _wrap(target.forward, reduce, f"{target.__name__}.forward()")
             return target
         if isinstance(target, nn.Module):
-            # An instance (e.g. `nn.MSELoss(reduction="none")`): wrap its bound forward only.
-            target.forward = _wrap(target.forward, reduce, f"{type(target).__name__}.forward()")
+            # An instance (e.g. `nn.MSELoss(reduction="none")`): a forward hook, which travels
+            # with deepcopy/state and leaves the class alone.
+            label = f"{type(target).__name__}.forward()"
+            target.register_forward_hook(lambda module, args, output: _checked(output, reduce, label))
             return target
         if not callable(target):
             raise TypeError(f"ensure_tensor_loss decorates a function or an nn.Module, not {describe_value(target)}")
@@ -201,16 +204,18 @@ def ensure_tensor_loss(reduce: str | None | Callable[..., Any] = None) -> Any:
 def _wrap(fn: F, reduce: str | None, label: str) -> F:
     @functools.wraps(fn)
     def checked(*args: Any, **kwargs: Any) -> torch.Tensor:
-        loss = fn(*args, **kwargs)
-        what = f"The loss returned by {label}"
-        if reduce is not None and isinstance(loss, torch.Tensor) and loss.numel() != 1:
-            if loss.grad_fn is None and not loss.requires_grad:
-                raise _no_graph(loss, f"The per-sample loss returned by {label}")
-            bad = _non_finite(loss, f"The per-sample loss returned by {label}")
-            if bad:
-                raise NonFiniteLossError(bad)
-            loss = loss.mean() if reduce == "mean" else loss.sum()
-        return check_loss(loss, what=what)
+        return _checked(fn(*args, **kwargs), reduce, label)
 
     checked.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
     return checked  # type: ignore[return-value]
+
+
+def _checked(loss: object, reduce: str | None, label: str) -> torch.Tensor:
+    if reduce is not None and isinstance(loss, torch.Tensor) and loss.numel() != 1:
+        if loss.grad_fn is None and not loss.requires_grad:
+            raise _no_graph(loss, f"The per-sample loss returned by {label}")
+        bad = _non_finite(loss, f"The per-sample loss returned by {label}")
+        if bad:
+            raise NonFiniteLossError(bad)
+        loss = loss.mean() if reduce == "mean" else loss.sum()
+    return check_loss(loss, what=f"The loss returned by {label}")

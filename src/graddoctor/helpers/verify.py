@@ -175,8 +175,19 @@ def _double_copy(module_or_fn: Any) -> tuple[Callable[..., Any], list[tuple[str,
         layer = copy.deepcopy(module_or_fn).double()  # never touch the user's own parameters
         params = [(n, p) for n, p in layer.named_parameters() if p.requires_grad]
         return layer, params, type(module_or_fn).__name__
+    function = _autograd_function(module_or_fn)
+    if function is not None:
+        return module_or_fn, [], f"{function.__name__}.apply"
     label = getattr(module_or_fn, "__qualname__", None) or getattr(module_or_fn, "__name__", None) or repr(module_or_fn)
-    return module_or_fn, [], label
+    return module_or_fn, [], label.split("<locals>.")[-1]
+
+
+def _autograd_function(fn: Any) -> type | None:
+    """The torch.autograd.Function class when `fn` is its `.apply`."""
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, type) and issubclass(owner, torch.autograd.Function):
+        return owner
+    return None
 
 
 def _double_input(x: Any) -> Any:
@@ -190,11 +201,16 @@ def _double_input(x: Any) -> Any:
 
 def _input_names(module_or_fn: Any, inputs: tuple[Any, ...]) -> list[str]:
     """`input x` by the argument's name where the signature gives one, else `input <position>`."""
+    function = _autograd_function(module_or_fn)
     target = module_or_fn.forward if isinstance(module_or_fn, nn.Module) else module_or_fn
+    if function is not None:
+        target = function.forward
     try:
         parameters = list(inspect.signature(target).parameters.values())
     except (TypeError, ValueError):
         parameters = []
+    if function is not None:
+        parameters = parameters[1:]  # forward(ctx, ...)
     names: list[str] = []
     for position in range(len(inputs)):
         if position < len(parameters) and parameters[position].kind in (
