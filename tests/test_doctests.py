@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import importlib.util
 import pkgutil
 
 import pytest
@@ -11,14 +12,20 @@ import torch
 
 import graddoctor
 
-# Optional integrations import their framework at module level; they are tested where it is installed.
-_SKIP_PREFIXES = ("graddoctor.integrations.", "graddoctor.__main__")
+# Optional integrations import their framework at module level; the demo gallery's programs are
+# scripts that run (and fail, on purpose) when imported.
+_SKIP_PREFIXES = ("graddoctor.integrations.", "graddoctor.demo.gallery.", "graddoctor.__main__")
 
 
 def _modules() -> list[str]:
+    """Modules whose source holds a `>>>` example; nothing else is imported."""
     names = ["graddoctor"]
-    for info in pkgutil.walk_packages(graddoctor.__path__, prefix="graddoctor."):
-        if not info.name.startswith(_SKIP_PREFIXES):
+    for info in pkgutil.walk_packages(graddoctor.__path__, prefix="graddoctor.", onerror=lambda name: None):
+        if info.name.startswith(_SKIP_PREFIXES) or info.ispkg:
+            continue
+        spec = importlib.util.find_spec(info.name)
+        origin = spec.origin if spec else None
+        if origin and origin.endswith(".py") and ">>>" in open(origin, encoding="utf-8").read():
             names.append(info.name)
     return sorted(names)
 
