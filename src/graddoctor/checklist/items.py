@@ -254,7 +254,8 @@ CLAIMS = (
         "Calling `.item()` inside a `torch.compile`d function drops the graph.",
         "false",
         "It causes a graph break, not a cut: the returned loss has a grad_fn and every parameter gets a gradient "
-        "(checked with the aot_eager backend, which runs the same capture and autograd as inductor).",
+        "(the suite checks it with the aot_eager backend to stay fast: the same Dynamo capture and AOTAutograd "
+        "as the default inductor backend, which only changes the kernels).",
         ("test_item_does_not_drop_the_graph_under_torch_compile",),
     ),
     Claim(
