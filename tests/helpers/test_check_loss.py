@@ -193,3 +193,12 @@ def test_bad_reduce_is_a_clear_value_error():
 def test_numpy_scalar_loss_is_named():
     with pytest.raises(LossIsNumberError, match="numpy float"):
         check_loss(np.float32(0.5))
+
+
+def test_forgotten_return_is_named():
+    @ensure_tensor_loss()
+    def forgot(pred, target):
+        ((pred - target) ** 2).mean()
+
+    with pytest.raises(LossIsNumberError, match=r"forgot\(\) is None \(a function that computes the loss but does not `return`"):
+        forgot(torch.zeros(2, requires_grad=True), torch.ones(2))

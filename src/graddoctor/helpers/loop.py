@@ -65,6 +65,7 @@ def train_one_epoch(
     - `scheduler_interval`: "step" or "epoch"; by default "step" for OneCycleLR
       and CyclicLR and "epoch" for the others. ReduceLROnPlateau is given the
       epoch's mean loss. A per-step scheduler only steps after a real step.
+    - Gradients left over from before the call are cleared first.
     - The model is put in train mode and every module's previous mode is
       restored afterwards, also on error.
     - `mean_loss` is the mean of `loss.item()` values: no graph outlives its batch.
@@ -126,7 +127,16 @@ def train_one_epoch(
     return result
 
 
-def _finish(result: EpochResult, optimizer, scaler, clip_norm, scheduler, interval, pending: int, divisor: int) -> None:
+def _finish(
+    result: EpochResult,
+    optimizer: torch.optim.Optimizer,
+    scaler: torch.amp.GradScaler | None,
+    clip_norm: float | None,
+    scheduler: Any,
+    interval: str | None,
+    pending: int,
+    divisor: int,
+) -> None:
     if not pending:  # every batch of the group was skipped: nothing to step on
         return
     if pending != divisor:

@@ -45,6 +45,8 @@ def check_loss(loss: object, *, what: str = "The loss") -> torch.Tensor:
     - `NonFiniteLossError` (GD301): NaN or infinite values, how many and where;
     - `NonScalarLossError` (GD103): more than one element, with the reduction to use.
 
+    `what` names the loss in the messages (e.g. "The generator loss").
+
     >>> import torch
     >>> from graddoctor import check_loss
     >>> w = torch.ones(3, requires_grad=True)
@@ -90,6 +92,8 @@ def _check(loss: object, what: str, *, finite: bool) -> torch.Tensor:
 
 
 def _describe(value: object) -> str:
+    if value is None:
+        return "None (a function that computes the loss but does not `return` it gives None)"
     if type(value).__module__.startswith("numpy") and getattr(value, "ndim", None) == 0:
         return f"a numpy {type(value).__name__} ({value.item()!r})"  # type: ignore[attr-defined]
     return describe_value(value)
