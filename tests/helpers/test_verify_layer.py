@@ -144,3 +144,11 @@ def test_function_without_a_backward_is_non_differentiable():
 
     with pytest.raises(NonDifferentiableLayerError, match="backward failed"):
         verify_layer(NoBackward.apply, torch.randn(3))
+
+
+def test_non_tensor_and_integer_arguments_are_passed_through_unchecked():
+    def gather_pow(x, index, k):
+        return x[index] ** k
+
+    result = verify_layer(gather_pow, torch.randn(5), torch.tensor([0, 2, 2]), 3)
+    assert result.ok and result.checked == ["input x"]
