@@ -5,6 +5,7 @@ from graddoctor.errors import GradDoctorError
 from graddoctor.explain.explainer import explain
 from graddoctor.finding import Finding, Severity
 from graddoctor.graph.diagnose import diagnose
+from graddoctor.helpers import check_loss, ensure_tensor_loss, safe_backward, train_one_epoch, verify_layer
 from graddoctor.report.report import Report
 
 __all__ = [
@@ -13,6 +14,11 @@ __all__ = [
     "Report",
     "Severity",
     "__version__",
+    "check_loss",
     "diagnose",
+    "ensure_tensor_loss",
     "explain",
+    "safe_backward",
+    "train_one_epoch",
+    "verify_layer",
 ]

@@ -8,15 +8,25 @@ A Python number has no autograd history. `loss.item().backward()` fails at once 
 
 ## Example
 ```python
-loss = criterion(model(x), y)
-loss.item().backward()
+>>> import torch
+>>> from torch import nn
+>>> model, x, y = nn.Linear(4, 1), torch.randn(8, 4), torch.randn(8, 1)
+>>> loss = nn.functional.mse_loss(model(x), y)
+>>> loss.item().backward()
+Traceback (most recent call last):
+    ...
+AttributeError: 'float' object has no attribute 'backward'
+
 ```
 
 ## Use instead
 ```python
-loss = criterion(model(x), y)
-loss.backward()
-running_loss += loss.item()  # numbers are for logging only
+>>> loss = nn.functional.mse_loss(model(x), y)
+>>> running_loss = loss.item()      # numbers are for logging only
+>>> loss.backward()
+>>> model.weight.grad is not None
+True
+
 ```
 """
 

@@ -8,17 +8,25 @@ Finds a loss with no `grad_fn` because every path from the parameters to it was 
 
 ## Example
 ```python
-probs = model(x)
-pred = probs.argmax(dim=1).float()   # argmax has no gradient
-loss = ((pred - y) ** 2).mean()
-loss.backward()
+>>> import torch
+>>> from torch import nn
+>>> model, x, y = nn.Linear(4, 3), torch.randn(8, 4), torch.randint(0, 3, (8,))
+>>> pred = model(x).argmax(dim=1).float()   # argmax has no gradient
+>>> loss = ((pred - y) ** 2).mean()
+>>> loss.backward()
+Traceback (most recent call last):
+    ...
+RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn
+
 ```
 
 ## Use instead
 ```python
-logits = model(x)
-loss = torch.nn.functional.cross_entropy(logits, y)
-loss.backward()
+>>> loss = nn.functional.cross_entropy(model(x), y)
+>>> loss.backward()
+>>> model.weight.grad is not None
+True
+
 ```
 """
 

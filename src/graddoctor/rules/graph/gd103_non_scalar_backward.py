@@ -8,16 +8,25 @@ PyTorch raises `RuntimeError: grad can be implicitly created only for scalar out
 
 ## Example
 ```python
-criterion = nn.CrossEntropyLoss(reduction='none')
-loss = criterion(model(x), y)   # shape (batch,)
-loss.backward()
+>>> import torch
+>>> from torch import nn
+>>> model, x, y = nn.Linear(4, 3), torch.randn(8, 4), torch.randint(0, 3, (8,))
+>>> criterion = nn.CrossEntropyLoss(reduction='none')
+>>> loss = criterion(model(x), y)
+>>> loss.shape
+torch.Size([8])
+>>> loss.backward()
+Traceback (most recent call last):
+    ...
+RuntimeError: grad can be implicitly created only for scalar outputs
+
 ```
 
 ## Use instead
 ```python
-criterion = nn.CrossEntropyLoss(reduction='none')
-loss = criterion(model(x), y).mean()
-loss.backward()
+>>> loss = criterion(model(x), y).mean()
+>>> loss.backward()
+
 ```
 """
 

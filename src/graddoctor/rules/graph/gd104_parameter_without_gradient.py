@@ -8,23 +8,41 @@ Their `.grad` stays `None`, so the optimizer never changes them: that part of th
 
 ## Example
 ```python
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.encoder = nn.Linear(8, 8)
-        self.aux_head = nn.Linear(8, 2)   # never called in forward
-        self.head = nn.Linear(8, 2)
-    def forward(self, x):
-        return self.head(self.encoder(x))
+>>> import torch
+>>> from torch import nn
+>>> class Net(nn.Module):
+...     def __init__(self):
+...         super().__init__()
+...         self.encoder = nn.Linear(8, 8)
+...         self.aux_head = nn.Linear(8, 2)   # never called in forward
+...         self.head = nn.Linear(8, 2)
+...     def forward(self, x):
+...         return self.head(self.encoder(x))
+>>> net = Net()
+>>> net(torch.randn(4, 8)).sum().backward()
+>>> net.aux_head.weight.grad is None
+True
+
 ```
 
 ## Use instead
 ```python
-    def forward(self, x):
-        h = self.encoder(x)
-        return self.head(h) + self.aux_head(h)
-# or, if aux_head is meant to be unused: net.aux_head.requires_grad_(False)
+>>> class Net(nn.Module):
+...     def __init__(self):
+...         super().__init__()
+...         self.encoder = nn.Linear(8, 8)
+...         self.aux_head = nn.Linear(8, 2)
+...         self.head = nn.Linear(8, 2)
+...     def forward(self, x):
+...         h = self.encoder(x)
+...         return self.head(h) + self.aux_head(h)
+>>> net = Net()
+>>> net(torch.randn(4, 8)).sum().backward()
+>>> net.aux_head.weight.grad is None
+False
+
 ```
+Or, if `aux_head` is meant to stay unused, freeze it: `net.aux_head.requires_grad_(False)`.
 
 ## Known problems
 A parameter used only on some steps (a head trained on alternate batches) is reported only if no observed step reached it; run longer, or ignore the finding.

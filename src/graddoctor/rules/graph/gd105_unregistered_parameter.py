@@ -8,20 +8,28 @@ Finds leaf tensors that require grad and reach the loss but are not in `model.pa
 
 ## Example
 ```python
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.layers = [nn.Linear(8, 8) for _ in range(3)]   # plain list
-        self.scale = torch.ones(8, requires_grad=True)      # plain tensor
+>>> import torch
+>>> from torch import nn
+>>> class Net(nn.Module):
+...     def __init__(self):
+...         super().__init__()
+...         self.layers = [nn.Linear(8, 8) for _ in range(3)]   # plain list
+...         self.scale = torch.ones(8, requires_grad=True)      # plain tensor
+>>> list(Net().parameters())
+[]
+
 ```
 
 ## Use instead
 ```python
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.layers = nn.ModuleList(nn.Linear(8, 8) for _ in range(3))
-        self.scale = nn.Parameter(torch.ones(8))
+>>> class Net(nn.Module):
+...     def __init__(self):
+...         super().__init__()
+...         self.layers = nn.ModuleList(nn.Linear(8, 8) for _ in range(3))
+...         self.scale = nn.Parameter(torch.ones(8))
+>>> len(list(Net().parameters()))
+7
+
 ```
 """
 

@@ -8,14 +8,25 @@ Gradients are computed for them on every step, at full cost, and then never appl
 
 ## Example
 ```python
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-model.fc = nn.Linear(512, 10)    # new head, unknown to the optimizer
+>>> import torch
+>>> from torch import nn
+>>> model = nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 2))
+>>> optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+>>> model[1] = nn.Linear(8, 10)    # new head, unknown to the optimizer
+>>> known = {id(p) for group in optimizer.param_groups for p in group["params"]}
+>>> [name for name, p in model.named_parameters() if id(p) not in known]
+['1.weight', '1.bias']
+
 ```
 
 ## Use instead
 ```python
-model.fc = nn.Linear(512, 10)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+>>> model[1] = nn.Linear(8, 10)
+>>> optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+>>> known = {id(p) for group in optimizer.param_groups for p in group["params"]}
+>>> [name for name, p in model.named_parameters() if id(p) not in known]
+[]
+
 ```
 """
 

@@ -8,21 +8,26 @@ PyTorch raises `RuntimeError: Trying to backward through the graph a second time
 
 ## Example
 ```python
-hidden = model.init_hidden(batch)
-for x, y in batches:
-    out, hidden = model(x, hidden)   # hidden still attached to last batch's graph
-    loss = criterion(out, y)
-    loss.backward()
+>>> import torch
+>>> from torch import nn
+>>> cell = nn.RNNCell(4, 4)
+>>> hidden = torch.zeros(2, 4)
+>>> for x in torch.randn(2, 2, 4):
+...     hidden = cell(x, hidden)   # still attached to the last batch's graph
+...     hidden.sum().backward()
+Traceback (most recent call last):
+    ...
+RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). ...
+
 ```
 
 ## Use instead
 ```python
-hidden = model.init_hidden(batch)
-for x, y in batches:
-    hidden = hidden.detach()
-    out, hidden = model(x, hidden)
-    loss = criterion(out, y)
-    loss.backward()
+>>> hidden = torch.zeros(2, 4)
+>>> for x in torch.randn(2, 2, 4):
+...     hidden = cell(x, hidden.detach())
+...     hidden.sum().backward()
+
 ```
 """
 

@@ -8,16 +8,23 @@ The backward pass needs the saved value to compute gradients; after the in-place
 
 ## Example
 ```python
-h = torch.sigmoid(x @ w)    # sigmoid saves its output
-h.mul_(2)                   # edits it in place
-h.sum().backward()
+>>> import torch
+>>> x, w = torch.randn(2, 3), torch.randn(3, 3, requires_grad=True)
+>>> h = torch.sigmoid(x @ w)    # sigmoid saves its output
+>>> _ = h.mul_(2)               # edits it in place
+>>> h.sum().backward()
+Traceback (most recent call last):
+    ...
+RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: ...
+
 ```
 
 ## Use instead
 ```python
-h = torch.sigmoid(x @ w)
-h = h * 2
-h.sum().backward()
+>>> h = torch.sigmoid(x @ w)
+>>> h = h * 2
+>>> h.sum().backward()
+
 ```
 """
 

@@ -8,15 +8,20 @@ An in-place op on a leaf that requires grad raises `RuntimeError: a leaf Variabl
 
 ## Example
 ```python
-w = torch.randn(3, requires_grad=True)
-w.add_(1)
+>>> import torch
+>>> w = torch.randn(3, requires_grad=True)
+>>> w.add_(1)
+Traceback (most recent call last):
+    ...
+RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.
+
 ```
 
 ## Use instead
 ```python
-w = torch.randn(3, requires_grad=True)
-with torch.no_grad():
-    w.add_(1)
+>>> with torch.no_grad():
+...     _ = w.add_(1)
+
 ```
 """
 

@@ -8,17 +8,29 @@ Nothing computed with grad mode off is recorded, so `backward()` raises `element
 
 ## Example
 ```python
-with torch.no_grad():
-    features = encoder(x)
-    loss = criterion(head(features), y)
-loss.backward()
+>>> import torch
+>>> from torch import nn
+>>> encoder, head = nn.Linear(4, 8), nn.Linear(8, 1)
+>>> x, y = torch.randn(8, 4), torch.randn(8, 1)
+>>> with torch.no_grad():
+...     features = encoder(x)
+...     loss = nn.functional.mse_loss(head(features), y)
+>>> loss.backward()
+Traceback (most recent call last):
+    ...
+RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn
+
 ```
 
 ## Use instead
 ```python
-features = encoder(x)
-loss = criterion(head(features), y)
-loss.backward()
+>>> features = encoder(x)
+>>> loss = nn.functional.mse_loss(head(features), y)
+>>> with torch.no_grad():     # backward itself may run here
+...     loss.backward()
+>>> encoder.weight.grad is not None
+True
+
 ```
 """
 

@@ -8,12 +8,25 @@ The parameter is connected to the loss, so nothing errors, but a zero gradient n
 
 ## Example
 ```python
-h = (layer(x) > 0).float() * layer(x).detach()   # step function: zero gradient
+>>> import torch
+>>> from torch import nn
+>>> layer, x = nn.Linear(4, 4), torch.randn(8, 4)
+>>> h = torch.round(layer(x))        # a step function: derivative 0 almost everywhere
+>>> h.sum().backward()
+>>> layer.weight.grad.abs().max()
+tensor(0.)
+
 ```
 
 ## Use instead
 ```python
-h = torch.relu(layer(x))
+>>> layer.zero_grad()
+>>> h = layer(x)
+>>> h = h + (torch.round(h) - h).detach()   # round forward, identity backward
+>>> h.sum().backward()
+>>> bool(layer.weight.grad.abs().max() > 0)
+True
+
 ```
 """
 

@@ -8,18 +8,26 @@ Inference tensors carry no version counter, so autograd cannot save them: PyTorc
 
 ## Example
 ```python
-with torch.inference_mode():
-    table = encoder(vocab)
-loss = (model(x) * table).sum()
-loss.backward()
+>>> import torch
+>>> from torch import nn
+>>> encoder, model = nn.Linear(4, 4), nn.Linear(4, 4)
+>>> vocab, x = torch.randn(3, 4), torch.randn(3, 4)
+>>> with torch.inference_mode():
+...     table = encoder(vocab)
+>>> loss = (model(x) * table).sum()
+Traceback (most recent call last):
+    ...
+RuntimeError: Inference tensors cannot be saved for backward. ...
+
 ```
 
 ## Use instead
 ```python
-with torch.no_grad():
-    table = encoder(vocab)
-loss = (model(x) * table).sum()
-loss.backward()
+>>> with torch.no_grad():
+...     table = encoder(vocab)
+>>> loss = (model(x) * table).sum()
+>>> loss.backward()
+
 ```
 """
 

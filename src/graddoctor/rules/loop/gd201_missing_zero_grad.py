@@ -8,19 +8,28 @@ Finds gradients accumulating across optimizer steps because they are never clear
 
 ## Example
 ```python
-for x, y in loader:
-    loss = criterion(model(x), y)
-    loss.backward()
-    optimizer.step()
+>>> import torch
+>>> from torch import nn
+>>> model, x, y = nn.Linear(4, 1), torch.randn(8, 4), torch.randn(8, 1)
+>>> optimizer = torch.optim.SGD(model.parameters(), lr=0.0)   # lr 0: only .grad changes
+>>> for _ in range(3):
+...     nn.functional.mse_loss(model(x), y).backward()
+...     optimizer.step()
+>>> once = torch.autograd.grad(nn.functional.mse_loss(model(x), y), model.weight)[0]
+>>> torch.allclose(model.weight.grad, 3 * once)     # three steps' gradients, summed
+True
+
 ```
 
 ## Use instead
 ```python
-for x, y in loader:
-    optimizer.zero_grad()
-    loss = criterion(model(x), y)
-    loss.backward()
-    optimizer.step()
+>>> for _ in range(3):
+...     optimizer.zero_grad()
+...     nn.functional.mse_loss(model(x), y).backward()
+...     optimizer.step()
+>>> torch.allclose(model.weight.grad, once)
+True
+
 ```
 """
 

@@ -4,20 +4,33 @@
 Finds `zero_grad()` called between `backward()` and `step()`.
 
 ## Why is this bad?
-The gradients just computed are cleared before the optimizer reads them, so `step()` applies nothing (or only weight decay): the model does not learn.
+The gradients just computed are cleared before the optimizer reads them, so `step()` skips every parameter (with `zero_grad(set_to_none=False)`, only weight decay and momentum from earlier steps still move them): the model does not learn.
 
 ## Example
 ```python
-loss.backward()
-optimizer.zero_grad()
-optimizer.step()
+>>> import torch
+>>> from torch import nn
+>>> model, x, y = nn.Linear(4, 1), torch.randn(8, 4), torch.randn(8, 1)
+>>> optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+>>> before = model.weight.detach().clone()
+>>> loss = nn.functional.mse_loss(model(x), y)
+>>> loss.backward()
+>>> optimizer.zero_grad()
+>>> optimizer.step()
+>>> torch.equal(model.weight, before)    # nothing was applied
+True
+
 ```
 
 ## Use instead
 ```python
-optimizer.zero_grad()
-loss.backward()
-optimizer.step()
+>>> optimizer.zero_grad()
+>>> loss = nn.functional.mse_loss(model(x), y)
+>>> loss.backward()
+>>> optimizer.step()
+>>> torch.equal(model.weight, before)
+False
+
 ```
 """
 

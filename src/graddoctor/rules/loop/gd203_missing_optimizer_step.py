@@ -8,17 +8,28 @@ Gradients are computed and then never applied: the parameters keep their initial
 
 ## Example
 ```python
-for x, y in loader:
-    optimizer.zero_grad()
-    criterion(model(x), y).backward()
+>>> import torch
+>>> from torch import nn
+>>> model, x, y = nn.Linear(4, 1), torch.randn(8, 4), torch.randn(8, 1)
+>>> optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+>>> before = model.weight.detach().clone()
+>>> for _ in range(3):
+...     optimizer.zero_grad()
+...     nn.functional.mse_loss(model(x), y).backward()
+>>> torch.equal(model.weight, before)
+True
+
 ```
 
 ## Use instead
 ```python
-for x, y in loader:
-    optimizer.zero_grad()
-    criterion(model(x), y).backward()
-    optimizer.step()
+>>> for _ in range(3):
+...     optimizer.zero_grad()
+...     nn.functional.mse_loss(model(x), y).backward()
+...     optimizer.step()
+>>> torch.equal(model.weight, before)
+False
+
 ```
 """
 

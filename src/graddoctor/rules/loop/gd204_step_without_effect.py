@@ -8,12 +8,25 @@ Training goes through the motions, loss values are logged, and nothing changes.
 
 ## Example
 ```python
-optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+>>> import torch
+>>> from torch import nn
+>>> model, x, y = nn.Linear(4, 1), torch.randn(8, 4), torch.randn(8, 1)
+>>> optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+>>> before = model.weight.detach().clone()
+>>> nn.functional.mse_loss(model(x), y).backward()
+>>> optimizer.step()
+>>> torch.equal(model.weight, before)
+True
+
 ```
 
 ## Use instead
 ```python
-optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+>>> optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+>>> optimizer.step()
+>>> torch.equal(model.weight, before)
+False
+
 ```
 """
 

@@ -8,20 +8,28 @@ Stepping before the optimizer skips the first value of the schedule. An epoch sc
 
 ## Example
 ```python
-scheduler = StepLR(optimizer, step_size=30, gamma=0.1)
-for epoch in range(90):
-    for x, y in loader:
-        train_step(x, y)
-        scheduler.step()
+>>> import torch
+>>> from torch.optim.lr_scheduler import StepLR
+>>> optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+>>> scheduler = StepLR(optimizer, step_size=30, gamma=0.1)
+>>> for batch in range(500):       # one epoch of 500 batches
+...     optimizer.step()
+...     scheduler.step()           # stepped per batch
+>>> f"{optimizer.param_groups[0]['lr']:.0e}"
+'1e-17'
+
 ```
 
 ## Use instead
 ```python
-scheduler = StepLR(optimizer, step_size=30, gamma=0.1)
-for epoch in range(90):
-    for x, y in loader:
-        train_step(x, y)
-    scheduler.step()
+>>> optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+>>> scheduler = StepLR(optimizer, step_size=30, gamma=0.1)
+>>> for batch in range(500):
+...     optimizer.step()
+>>> scheduler.step()               # once per epoch
+>>> optimizer.param_groups[0]['lr']
+0.1
+
 ```
 """
 

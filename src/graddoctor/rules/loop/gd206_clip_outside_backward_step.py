@@ -8,16 +8,29 @@ Clipping after `step()` changes gradients that were already applied (and then cl
 
 ## Example
 ```python
-loss.backward()
-optimizer.step()
-torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+>>> import torch
+>>> from torch import nn
+>>> model, x = nn.Linear(4, 1), torch.randn(8, 4)
+>>> optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+>>> before = model.weight.detach().clone()
+>>> (model(x) * 1000).mean().backward()
+>>> optimizer.step()
+>>> _ = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)   # too late
+>>> bool((model.weight - before).norm() > 1.0)    # the step used the unclipped gradient
+True
+
 ```
 
 ## Use instead
 ```python
-loss.backward()
-torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-optimizer.step()
+>>> optimizer.zero_grad()
+>>> before = model.weight.detach().clone()
+>>> (model(x) * 1000).mean().backward()
+>>> _ = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+>>> optimizer.step()
+>>> bool((model.weight - before).norm() <= 1.0 + 1e-6)
+True
+
 ```
 """
 

@@ -8,20 +8,30 @@ Each kept tensor holds its whole computation graph, with every saved activation,
 
 ## Example
 ```python
-total_loss = 0
-for x, y in loader:
-    loss = criterion(model(x), y)
-    loss.backward()
-    total_loss += loss
+>>> import torch
+>>> from torch import nn
+>>> model = nn.Linear(4, 1)
+>>> batches = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(3)]
+>>> total_loss = 0
+>>> for x, y in batches:
+...     loss = nn.functional.mse_loss(model(x), y)
+...     loss.backward()
+...     total_loss += loss
+>>> total_loss.grad_fn is not None     # every batch's graph is still alive
+True
+
 ```
 
 ## Use instead
 ```python
-total_loss = 0.0
-for x, y in loader:
-    loss = criterion(model(x), y)
-    loss.backward()
-    total_loss += loss.item()
+>>> total_loss = 0.0
+>>> for x, y in batches:
+...     loss = nn.functional.mse_loss(model(x), y)
+...     loss.backward()
+...     total_loss += loss.item()
+>>> type(total_loss)
+<class 'float'>
+
 ```
 """
 

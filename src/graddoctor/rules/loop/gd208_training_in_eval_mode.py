@@ -8,19 +8,21 @@ In eval mode dropout is off and batch norm uses its running statistics and stops
 
 ## Example
 ```python
-model.eval()
-evaluate(model)
-for x, y in loader:   # still in eval mode
-    train_step(x, y)
+>>> import torch
+>>> from torch import nn
+>>> model, x = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.5)), torch.randn(2, 4)
+>>> _ = model.eval()               # for evaluation...
+>>> torch.equal(model(x), model(x))   # ...and still in eval mode while training: no dropout
+True
+
 ```
 
 ## Use instead
 ```python
-model.eval()
-evaluate(model)
-model.train()
-for x, y in loader:
-    train_step(x, y)
+>>> _ = model.train()              # back to training after evaluation
+>>> torch.equal(model(x), model(x))
+False
+
 ```
 """
 

@@ -8,17 +8,27 @@ The gradients are still multiplied by the loss scale (65536 by default), so a cl
 
 ## Example
 ```python
-scaler.scale(loss).backward()
-torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-scaler.step(optimizer)
+>>> import torch
+>>> from torch import nn
+>>> model, x, y = nn.Linear(4, 1), torch.randn(8, 4), torch.randn(8, 1)
+>>> optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+>>> scaler = torch.amp.GradScaler("cpu")
+>>> scaler.scale(nn.functional.mse_loss(model(x), y)).backward()
+>>> scaled_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+>>> bool(scaled_norm > 1000)     # the norm of gradients times 65536
+True
+
 ```
 
 ## Use instead
 ```python
-scaler.scale(loss).backward()
-scaler.unscale_(optimizer)
-torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-scaler.step(optimizer)
+>>> optimizer.zero_grad()
+>>> scaler.scale(nn.functional.mse_loss(model(x), y)).backward()
+>>> scaler.unscale_(optimizer)
+>>> true_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+>>> scaler.step(optimizer)
+>>> scaler.update()
+
 ```
 """
 

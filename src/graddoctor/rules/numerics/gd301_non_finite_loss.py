@@ -8,13 +8,23 @@ A non-finite loss gives non-finite gradients; one optimizer step with them write
 
 ## Example
 ```python
-probs = torch.sigmoid(model(x))
-loss = -(y * probs.log()).mean()   # log(0) = -inf
+>>> import torch
+>>> from torch import nn
+>>> model, x, y = nn.Linear(4, 1), torch.randn(8, 4), torch.ones(8, 1)
+>>> _ = nn.init.constant_(model.bias, -200.0)   # sigmoid rounds to exactly 0 in float32
+>>> probs = torch.sigmoid(model(x))
+>>> loss = -(y * probs.log()).mean()   # log(0) = -inf
+>>> loss.isinf().item()
+True
+
 ```
 
 ## Use instead
 ```python
-loss = torch.nn.functional.binary_cross_entropy_with_logits(model(x), y)
+>>> loss = nn.functional.binary_cross_entropy_with_logits(model(x), y)
+>>> loss.isfinite().item()
+True
+
 ```
 """
 

@@ -8,12 +8,23 @@ The next optimizer step writes NaN into the weights.
 
 ## Example
 ```python
-norm = torch.sqrt((h ** 2).sum(-1))   # gradient of sqrt at 0 is inf
+>>> import torch
+>>> h = torch.zeros(2, 3, requires_grad=True)
+>>> norm = torch.sqrt((h ** 2).sum(-1))   # the gradient of sqrt at 0 is inf
+>>> norm.sum().backward()
+>>> h.grad.isnan().all().item()
+True
+
 ```
 
 ## Use instead
 ```python
-norm = torch.sqrt((h ** 2).sum(-1) + 1e-12)
+>>> h.grad = None
+>>> norm = torch.sqrt((h ** 2).sum(-1) + 1e-12)
+>>> norm.sum().backward()
+>>> h.grad.isfinite().all().item()
+True
+
 ```
 """
 

@@ -4,16 +4,26 @@
 Finds layers whose gradients are orders of magnitude below those of the rest of the model.
 
 ## Why is this bad?
-Those layers, usually the early ones, barely move: the network trains like a much shallower one.
+Those layers, usually the early ones, barely move: the network trains like a much shallower one. In the example below, the first of 20 sigmoid layers gets a gradient more than ten orders of magnitude smaller than the last.
 
 ## Example
 ```python
-layers = [nn.Linear(64, 64), nn.Sigmoid()] * 20
+>>> import torch
+>>> from torch import nn
+>>> net = nn.Sequential(*[m for _ in range(20) for m in (nn.Linear(64, 64), nn.Sigmoid())])
+>>> net(torch.randn(16, 64)).sum().backward()
+>>> bool(net[0].weight.grad.norm() < 1e-10 * net[-2].weight.grad.norm())   # first vs last layer
+True
+
 ```
 
 ## Use instead
 ```python
-layers = [nn.Linear(64, 64), nn.LayerNorm(64), nn.GELU()] * 20
+>>> net = nn.Sequential(*[m for _ in range(20) for m in (nn.Linear(64, 64), nn.LayerNorm(64), nn.GELU())])
+>>> net(torch.randn(16, 64)).sum().backward()
+>>> bool(net[0].weight.grad.norm() > 1e-2 * net[-3].weight.grad.norm())
+True
+
 ```
 """
 
