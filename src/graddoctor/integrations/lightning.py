@@ -17,16 +17,14 @@ imported (`lightning` or `pytorch_lightning`), else `lightning`.
 
 from __future__ import annotations
 
-import ast
-import inspect
 import sys
-import textwrap
 from types import FrameType
 
 import torch
 
 from graddoctor.integrations.core import WatchedRun, check_options, fail_if, show
-from graddoctor.locate import NOWHERE, Location, Redirect, is_user_file, redirect_entry, user_frame
+from graddoctor.integrations.source import returned_value_line
+from graddoctor.locate import NOWHERE, Location, Redirect, redirect_entry, user_frame
 from graddoctor.report.report import Report
 from graddoctor.session.registry import record_for
 
@@ -84,7 +82,7 @@ class _GradDoctorCallback:
         self._report = None
         # Attach before configure_optimizers runs, so that the optimizers' lines are the user's.
         self._run = WatchedRun(target=type(pl_module).__name__, models={"model": pl_module}, deep=self.deep)
-        self._step_line = _returned_loss_line(type(pl_module), "training_step")
+        self._step_line = returned_value_line(type(pl_module), "training_step")
         entry = user_frame(sys._getframe(1))
         if entry is not None:
             self._redirect = redirect_entry(entry, self._where)
@@ -140,39 +138,6 @@ class _GradDoctorCallback:
 def _unwrap(optimizer):
     """Lightning's LightningOptimizer wraps the torch optimizer."""
     return getattr(optimizer, "optimizer", optimizer) if not isinstance(optimizer, torch.optim.Optimizer) else optimizer
-
-
-def _returned_loss_line(cls: type, method: str) -> Location:
-    """The line of the last `return` of `cls.method` (the loss Lightning runs backward on)."""
-    fn = getattr(cls, method, None)
-    code = getattr(fn, "__code__", None)
-    if code is None or not is_user_file(code.co_filename):
-        return NOWHERE
-    fallback = Location(code.co_filename, code.co_firstlineno, None, method)
-    try:
-        lines, start = inspect.getsourcelines(fn)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError):
-        return fallback
-    func = tree.body[0] if tree.body and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-    if func is None:
-        return fallback
-    returns = [n for n in _own_nodes(func) if isinstance(n, ast.Return) and n.value is not None]
-    if not returns:
-        return fallback
-    last = max(returns, key=lambda n: n.lineno)
-    indent = len(lines[0]) - len(lines[0].lstrip())
-    return Location(code.co_filename, start + last.lineno - 1, last.col_offset + indent + 1, method)
-
-
-def _own_nodes(func: ast.AST):
-    """Nodes of a function body, not descending into nested functions or classes."""
-    stack = list(ast.iter_child_nodes(func))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(node))
 
 
 class GradDoctorCallback(_GradDoctorCallback, *_callback_bases()):  # type: ignore[misc]
