@@ -94,6 +94,10 @@ class WatchedRun:
             steps_observed=self.session.step,
         )
         self.report.notes.extend(f"graddoctor internal error (please report): {e}" for e in self.session.internal_errors)
+        # Observers and session refer to each other; break the cycle so that the
+        # user's models go when the user drops them, not at the next gc pass
+        # (a later session would otherwise discover them as live models).
+        self.session.observers.clear()
         return self.report
 
 
