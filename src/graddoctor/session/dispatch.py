@@ -76,6 +76,7 @@ def _install() -> None:
 
 
 def _uninstall() -> None:
+    _state.stepping = None  # a step that raised leaves it set; the next session starts clean
     while _handles:
         _handles.pop().remove()
     _patcher.restore()
@@ -162,7 +163,11 @@ def _patch_optimizer() -> None:
             return None
 
         def closure_then_step(*a, **k):
-            result = closure(*a, **k)
+            try:
+                result = closure(*a, **k)
+            except BaseException:
+                _state.stepping = None  # the step ends here: its post hook will not run
+                raise
             if not getattr(_state, "step_begun", True) and getattr(_state, "stepping", None) is optimizer:
                 begin(optimizer, where)
             return result
