@@ -68,9 +68,10 @@ def torchrun(tmp_path):
     def run(body: str, *options: str) -> Ranks:
         script = PRELUDE + textwrap.dedent(body)
         (tmp_path / "train.py").write_text(script)
-        # Each rank runs the real `graddoctor run`; the shell only records its exit code and output.
+        # Each rank runs the real `graddoctor run`; the shell only records its exit code and output
+        # (and ignores torchrun's SIGTERM, which it sends to the shell, to outlive its child).
         command = (
-            f'graddoctor run {" ".join(options)} train.py > out.$RANK 2> err.$RANK; '
+            f'trap "" TERM; graddoctor run {" ".join(options)} train.py > out.$RANK 2> err.$RANK; '
             'code=$?; echo $code > rc.$RANK; exit $code'
         )
         env = dict(

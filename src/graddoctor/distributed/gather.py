@@ -8,8 +8,8 @@ the other ranks exit with that code.
 
 from __future__ import annotations
 
-import atexit
 import os
+import signal
 import sys
 from dataclasses import dataclass, field
 
@@ -82,10 +82,10 @@ class Gathered:
         """Every rank, once its output is written: leave together with the common code.
 
         Rank 0 tells its verdict only now, so that no rank ends before the
-        report is out. torchrun stops all ranks as soon as one exits with a
-        failure, so with a failing code the ranks meet at a barrier and exit
-        at once (after running the interpreter's exit handlers), and every
-        rank ends with the code rather than being killed mid-way.
+        report is out; then the ranks meet at a barrier. torchrun stops every
+        rank with SIGTERM as soon as one exits with a failure: with a failing
+        code the ranks ignore that signal from here on (they are already
+        leaving), so that each ends with the common code instead of -15.
         """
         sys.stdout.flush()
         sys.stderr.flush()
@@ -96,10 +96,10 @@ class Gathered:
         self.channel.arrive("exit")
         self.channel.await_all("exit", WAIT_AFTER_CRASH_S)
         if self.code:
-            atexit._run_exitfuncs()
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(self.code)
+            try:
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            except ValueError:  # not the main thread: nothing to protect
+                pass
 
 
 def gather(ctx: DistContext, report: Report, session, exit_code: int, fail_on: str) -> Gathered:
