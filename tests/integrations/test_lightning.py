@@ -87,6 +87,33 @@ class Scheduled(Net):
         return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
 
 
+class DistilledEMA(pl.LightningModule):
+    """A frozen teacher under no_grad and an EMA copy updated under no_grad: correct code."""
+
+    def __init__(self):
+        super().__init__()
+        self.student = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+        self.teacher = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1)).requires_grad_(False)
+        self.ema = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1)).requires_grad_(False)
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        with torch.no_grad():
+            target = self.teacher(x)
+        out = self.student(x)
+        loss = nn.functional.mse_loss(out, y) + nn.functional.mse_loss(out, target)
+        self.log("loss", loss.item())
+        return loss
+
+    def on_train_batch_end(self, outputs, batch, batch_idx):
+        with torch.no_grad():
+            for e, p in zip(self.ema.parameters(), self.student.parameters()):
+                e.mul_(0.9).add_(p, alpha=0.1)
+
+    def configure_optimizers(self):
+        return torch.optim.AdamW(self.student.parameters(), lr=1e-3)
+
+
 def loader(n: int = 32, gan: bool = False) -> DataLoader:
     g = torch.Generator().manual_seed(0)
     if gan:
@@ -140,9 +167,10 @@ def test_frozen_unused_head_is_silent():
     "module, options",
     [
         (ManualGAN, {}),
+        (DistilledEMA, {}),
         (Scheduled, {"gradient_clip_val": 1.0, "accumulate_grad_batches": 2}),
     ],
-    ids=["manual-gan-two-optimizers", "onecycle-clip-accumulate"],
+    ids=["manual-gan-two-optimizers", "teacher-and-ema-under-no-grad", "onecycle-clip-accumulate"],
 )
 def test_correct_lightning_code_is_silent(module, options):
     callback = GradDoctorCallback(print_report=False)
