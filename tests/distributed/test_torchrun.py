@@ -192,3 +192,43 @@ def test_a_finding_only_rank_1_makes_carries_its_rank_and_fails_rank_0_too(torch
     assert finding["line"] == line_of(RANK_ONLY, "backward")
     assert ran.codes == {0: 1, 1: 1}, ran
     assert "GD104" in ran.out[0] and "rank 1" in ran.out[0]
+
+
+ALONE = """
+import os
+import torch
+from torch import nn
+
+rank = int(os.environ["RANK"])
+net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+extra = nn.Linear(8, 2)
+params = list(net.parameters()) + (list(extra.parameters()) if rank == 1 else [])
+opt = torch.optim.SGD(params, lr=0.1)
+for step in range(2):
+    opt.zero_grad()
+    nn.functional.mse_loss(net(torch.randn(8, 4)), torch.randn(8, 1)).backward()
+    opt.step()
+"""
+
+
+def test_without_torchrun_agent_ranks_meet_through_a_file_store(tmp_path):
+    """Another launcher (RANK/WORLD_SIZE only, no agent store): the FileStore fallback on one machine."""
+    (tmp_path / "train.py").write_text(ALONE)
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), NO_COLOR="1", WORLD_SIZE="2", MASTER_ADDR="localhost",
+               MASTER_PORT=str(40000 + os.getpid() % 20000), TORCHELASTIC_RUN_ID=f"t{os.getpid()}{id(tmp_path)}")
+    env.pop("TORCHELASTIC_USE_AGENT_STORE", None)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "graddoctor", "run", *(["--json", "report.json"] if r == 0 else []), "train.py"],
+            cwd=tmp_path, env=dict(env, RANK=str(r)), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for r in (0, 1)
+    ]
+    outs = [p.communicate(timeout=120) for p in procs]
+    codes = [p.returncode for p in procs]
+    report = json.loads((tmp_path / "report.json").read_text())
+    unused = [f for f in report["findings"] if f["code"] == "GD104"]
+    # rank 1's optimizer holds `extra`, which the loss never reaches; rank 0's does not
+    assert [(f.get("rank"), [s.rsplit(".", 1)[-1] for s in f["subjects"]]) for f in unused] == [(1, ["weight", "bias"])], outs
+    assert codes == [1, 1], outs
+    assert "GD104" in outs[0][0] and outs[1][0] == ""
