@@ -9,24 +9,19 @@ from pathlib import Path
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
+CHECK = """
+import sys
+import graddoctor, graddoctor.integrations.pytest_plugin, graddoctor.session.standard
+graddoctor.session.standard.standard_observers()
+print(sorted(m for m in ("lightning", "pytorch_lightning", "transformers") if m in sys.modules))
 
-def test_importing_graddoctor_and_its_pytest_plugin_imports_no_framework():
-    code = (
-        "import sys, graddoctor, graddoctor.integrations.pytest_plugin, graddoctor.session.standard\n"
-        "graddoctor.session.standard.standard_observers()\n"
-        "print(sorted(m for m in ('lightning', 'pytorch_lightning', 'transformers') if m in sys.modules))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+import pytorch_lightning  # the user's flavour of Lightning
+from graddoctor.integrations.lightning import GradDoctorCallback
+print(isinstance(GradDoctorCallback(), pytorch_lightning.Callback))
+"""
+
+
+def test_no_framework_is_imported_and_the_callback_follows_the_users_lightning():
+    out = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, timeout=120,
                          env=dict(os.environ, PYTHONPATH=SRC), check=True).stdout
-    assert out.strip() == "[]"
-
-
-def test_the_lightning_callback_follows_the_flavour_the_user_imported():
-    code = (
-        "import sys, pytorch_lightning\n"
-        "from graddoctor.integrations.lightning import GradDoctorCallback\n"
-        "print(isinstance(GradDoctorCallback(), pytorch_lightning.Callback))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, PYTHONPATH=SRC), check=True).stdout
-    assert out.strip() == "True"
+    assert out.split() == ["[]", "True"]
