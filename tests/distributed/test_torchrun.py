@@ -17,12 +17,14 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
 PRELUDE = """
+from datetime import timedelta
+
 import torch
 import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-dist.init_process_group("gloo")
+dist.init_process_group("gloo", timeout=timedelta(seconds=20))  # a stuck test ends
 rank = dist.get_rank()
 torch.manual_seed(0)
 
@@ -65,18 +67,18 @@ def torchrun(tmp_path):
     if shutil.which("graddoctor", path=str(BIN)) is None:
         pytest.skip("the graddoctor console script is not installed next to this Python")
 
-    def run(body: str, *options: str) -> Ranks:
+    def run(body: str, *options: str, trap: bool = True, timeout_s: str = "60") -> Ranks:
         script = PRELUDE + textwrap.dedent(body)
         (tmp_path / "train.py").write_text(script)
         # Each rank runs the real `graddoctor run`; the shell only records its exit code and output
         # (and ignores torchrun's SIGTERM, which it sends to the shell, to outlive its child).
         command = (
-            f'trap "" TERM; graddoctor run {" ".join(options)} train.py > out.$RANK 2> err.$RANK; '
+            ('trap "" TERM; ' if trap else "") + f'graddoctor run {" ".join(options)} train.py > out.$RANK 2> err.$RANK; '
             'code=$?; echo $code > rc.$RANK; exit $code'
         )
         env = dict(
             os.environ, PYTHONPATH=str(ROOT / "src"), PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-            NO_COLOR="1", COLUMNS="120", OMP_NUM_THREADS="1", GRADDOCTOR_DIST_TIMEOUT="60",
+            NO_COLOR="1", COLUMNS="120", OMP_NUM_THREADS="1", GRADDOCTOR_DIST_TIMEOUT=timeout_s,
         )
         proc = subprocess.run(
             [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
@@ -171,29 +173,6 @@ def test_replicas_that_diverge_fire_gd402_and_every_rank_exits_1(torchrun):
     assert [f["subjects"] for f in ran.findings("GD401")] == [["aux.weight", "aux.bias"]]
 
 
-RANK_ONLY = """
-net = Net()  # no DDP: each rank trains its own model
-if rank == 0:
-    net.aux.requires_grad_(False)
-opt = torch.optim.SGD([p for p in net.parameters() if p.requires_grad], lr=0.1)
-for step in range(2):
-    opt.zero_grad()
-    loss = nn.functional.mse_loss(net(torch.randn(8, 4)), torch.randn(8, 1))
-    loss.backward()  # <- backward
-    opt.step()
-dist.destroy_process_group()
-"""
-
-
-def test_a_finding_only_rank_1_makes_carries_its_rank_and_fails_rank_0_too(torchrun):
-    ran = torchrun(RANK_ONLY, "--json", "report.json")
-    (finding,) = ran.findings("GD104")
-    assert finding["rank"] == 1 and finding["subjects"] == ["aux.weight", "aux.bias"], ran
-    assert finding["line"] == line_of(RANK_ONLY, "backward")
-    assert ran.codes == {0: 1, 1: 1}, ran
-    assert "GD104" in ran.out[0] and "rank 1" in ran.out[0]
-
-
 ALONE = """
 import os
 import torch
@@ -232,3 +211,24 @@ def test_without_torchrun_agent_ranks_meet_through_a_file_store(tmp_path):
     assert [(f.get("rank"), [s.rsplit(".", 1)[-1] for s in f["subjects"]]) for f in unused] == [(1, ["weight", "bias"])], outs
     assert codes == [1, 1], outs
     assert "GD104" in outs[0][0] and outs[1][0] == ""
+
+
+CRASH_ON_RANK_1 = """
+model = DDP(Net(), find_unused_parameters=True)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    opt.zero_grad()
+    out = model(torch.randn(8, 4))
+    if rank == 1:
+        raise ValueError("rank 1 data is corrupt")  # <- raise
+    nn.functional.mse_loss(out, torch.randn(8, 1)).backward()  # rank 0 waits here for rank 1
+    opt.step()
+"""
+
+
+def test_a_rank_that_crashed_while_rank_0_is_blocked_reports_for_itself(torchrun):
+    ran = torchrun(CRASH_ON_RANK_1, trap=False)
+    assert ran.codes.get(1) == 1, ran
+    out = ran.out[1]
+    assert "rank 1's report alone" in out and "ValueError" in out, ran
+    assert f"train.py:{line_of(CRASH_ON_RANK_1, 'raise')}" in out

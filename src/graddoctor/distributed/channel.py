@@ -61,23 +61,25 @@ class Channel:
                 out[rank] = json.loads(self.store.get(key).decode())
         return out
 
-    def announce(self, verdict: int) -> None:
-        self.store.set(self._key("verdict"), str(verdict))
+    def announce(self, verdict: int, present: list[int]) -> None:
+        """Rank 0: the exit code for all, and the ranks that answered (the others may be stuck)."""
+        self.store.set(self._key("verdict"), json.dumps({"code": verdict, "present": present}))
 
-    def verdict(self, wait_s: float) -> int | None:
-        """Other ranks: the exit code rank 0 chose, or None if it never said."""
+    def verdict(self, wait_s: float) -> tuple[int, list[int]] | None:
+        """Other ranks: the exit code rank 0 chose and who answered, or None if it never said."""
         key = self._key("verdict")
         if not self._wait(key, time.monotonic() + wait_s):
             return None
-        return int(self.store.get(key).decode())
+        data = json.loads(self.store.get(key).decode())
+        return int(data["code"]), list(data["present"])
 
     def arrive(self, name: str) -> None:
         self.store.set(self._key(f"{name}/{self.ctx.rank}"), "1")
 
-    def await_all(self, name: str, wait_s: float) -> None:
-        """A barrier on `name` that gives up after `wait_s` (a rank may be gone)."""
+    def await_all(self, name: str, ranks: list[int], wait_s: float) -> None:
+        """A barrier on `name` among `ranks` that gives up after `wait_s` (a rank may be gone)."""
         deadline = time.monotonic() + wait_s
-        for rank in range(self.ctx.world_size):
+        for rank in ranks:
             self._wait(self._key(f"{name}/{rank}"), deadline)
 
     def _wait(self, key: str, deadline: float) -> bool:

@@ -77,6 +77,8 @@ class Gathered:
     code: int  # the exit code, the same on every rank
     channel: Channel | None = None
     main: bool = True
+    present: list[int] = field(default_factory=list)  # the ranks that answered
+    alone: bool = False  # another rank, and rank 0 never answered: this rank speaks for itself
 
     def done(self) -> None:
         """Every rank, once its output is written: leave together with the common code.
@@ -92,9 +94,10 @@ class Gathered:
         if self.channel is None:
             return
         if self.main:
-            self.channel.announce(self.code)
+            self.channel.announce(self.code, self.present)
         self.channel.arrive("exit")
-        self.channel.await_all("exit", WAIT_AFTER_CRASH_S)
+        if self.present:
+            self.channel.await_all("exit", self.present, WAIT_AFTER_CRASH_S)
         if self.code:
             try:
                 signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -116,11 +119,20 @@ def gather(ctx: DistContext, report: Report, session, exit_code: int, fail_on: s
         )
         return Gathered(report, exit_code)
     if not ctx.is_main:
-        verdict = channel.verdict(wait + WAIT_S)
-        return Gathered(report, exit_code if verdict is None else verdict, channel, main=False)
+        # A crashed rank waits little: rank 0 is then usually blocked in a collective
+        # with it, and will never answer; this rank reports for itself instead.
+        verdict = channel.verdict(wait if crashed else wait + WAIT_S)
+        if verdict is None:
+            report.notes.append(
+                f"Rank 0 gave no merged report (it is still running, blocked, or gone): this is rank "
+                f"{ctx.rank}'s report alone."
+            )
+            return Gathered(report, exit_code, channel, main=False, alone=True)
+        code, present = verdict
+        return Gathered(report, code, channel, main=False, present=present)
     answers = {rank: _result(data) for rank, data in channel.collect(wait).items()}
     merged, code = merge(report, answers, ctx.world_size, fail_on, exit_code)
-    return Gathered(merged, code, channel)
+    return Gathered(merged, code, channel, present=sorted(answers))
 
 
 def merge(own: Report, answers: dict[int, RankResult], world_size: int, fail_on: str, own_code: int) -> tuple[Report, int]:

@@ -37,6 +37,11 @@ def run_command(opts, target: str, script_args: list[str]) -> int:
         gathered = gather(dist, report, outcome.session, code, opts.fail_on)
         report, code = gathered.report, gathered.code
         if not dist.is_main:
+            if gathered.alone and not opts.quiet:
+                from graddoctor.report.terminal import print_report
+
+                print()
+                print_report(report)
             _print_internal(internal)
             gathered.done()
             return code
