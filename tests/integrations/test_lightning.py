@@ -15,7 +15,10 @@ from graddoctor.session import dispatch  # noqa: E402
 from graddoctor.session.observer import Observer  # noqa: E402
 from graddoctor.session.session import Session  # noqa: E402
 
-pytestmark = pytest.mark.integration
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.filterwarnings("ignore:.*LeafSpec.*:FutureWarning"),  # inside Lightning 2.6 itself
+]
 ORIGINAL_BACKWARD = torch.autograd.backward
 
 
