@@ -119,20 +119,37 @@ def _fail_on(request: pytest.FixtureRequest) -> str:
     return value
 
 
-@pytest.hookimpl(wrapper=True)
+# An old-style wrapper: the plugin loads in every pytest session of every user, so it
+# must not need a recent pluggy (`wrapper=True` needs pluggy 1.2).
+@pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item: pytest.Item):
     """After the test body: fail the test (not its teardown) on findings at `fail_on`."""
-    result = yield
-    fixture = item.stash.get(_KEY, None)
-    if fixture is not None and fixture.fail_on != "never":
-        report = fixture.report()
-        if report.fails(fixture.fail_on):
-            from graddoctor.finding import Severity
+    outcome = yield
+    if outcome.excinfo is not None:
+        return
+    message = _failure(item)
+    if message is None:
+        return
+    try:
+        pytest.fail(message, pytrace=False)
+    except pytest.fail.Exception as exc:
+        force = getattr(outcome, "force_exception", None)
+        if force is None:
+            raise
+        force(exc)
 
-            worst = [f for f in report.findings if f.severity >= Severity.parse(fixture.fail_on)]
-            pytest.fail(
-                f"graddoctor found {len(worst)} finding(s) at or above {fixture.fail_on!r}:\n"
-                + "\n".join(_describe(f) for f in worst),
-                pytrace=False,
-            )
-    return result
+
+def _failure(item: pytest.Item) -> str | None:
+    fixture = item.stash.get(_KEY, None)
+    if fixture is None or fixture.fail_on == "never":
+        return None
+    report = fixture.report()
+    if not report.fails(fixture.fail_on):
+        return None
+    from graddoctor.finding import Severity
+
+    worst = [f for f in report.findings if f.severity >= Severity.parse(fixture.fail_on)]
+    return (
+        f"graddoctor found {len(worst)} finding(s) at or above {fixture.fail_on!r}:\n"
+        + "\n".join(_describe(f) for f in worst)
+    )
