@@ -15,6 +15,7 @@ import sysconfig
 import traceback
 from dataclasses import dataclass
 from types import FrameType, TracebackType
+from typing import Callable
 
 
 
@@ -110,14 +111,66 @@ NOWHERE = Location(None, None)
 
 
 def user_location(frame: FrameType | None = None) -> Location:
-    """The innermost user frame of the current stack (or from `frame` outwards)."""
-    frame = frame or sys._getframe(1)
+    """The innermost user frame of the current stack (or from `frame` outwards).
+
+    When that frame is one that handed control to a framework (`trainer.fit(model)`),
+    the event happened inside the framework's loop, on the user's behalf: the
+    integration that registered the frame names the user's line instead
+    (see `redirect_entry`).
+    """
+    start = frame or sys._getframe(1)
+    frame = start
     while frame is not None:
         code = frame.f_code
         if is_user_file(code.co_filename):
+            for entry, where in _redirects:
+                if entry is frame:
+                    found = where(start)
+                    if found.file:
+                        return found
             return Location(code.co_filename, frame.f_lineno, _column(frame), code.co_name)
         frame = frame.f_back
     return NOWHERE
+
+
+def user_frame(frame: FrameType | None = None) -> FrameType | None:
+    """The innermost user frame object, from `frame` (default: the caller) outwards."""
+    frame = frame or sys._getframe(1)
+    while frame is not None and not is_user_file(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame
+
+
+# (entry frame, where) pairs: events whose innermost user frame is `entry` are
+# placed by `where(start_frame)`, a Location with file None meaning "no better line".
+_redirects: list[tuple[FrameType, Callable[[FrameType], Location]]] = []
+
+
+class Redirect:
+    """A removable registration made by `redirect_entry`."""
+
+    def __init__(self, item: tuple[FrameType, Callable[[FrameType], Location]]) -> None:
+        self._item: tuple | None = item
+
+    def remove(self) -> None:
+        if self._item is not None:
+            try:
+                _redirects.remove(self._item)
+            except ValueError:
+                pass
+            self._item = None  # drop the frame reference
+
+
+def redirect_entry(entry: FrameType, where: Callable[[FrameType], Location]) -> Redirect:
+    """While registered, events reached through the user frame `entry` are placed by `where`.
+
+    Frameworks such as Lightning call `backward()` and `optimizer.step()` from
+    their own loop, so the innermost user frame is the line that started the
+    loop; `where` names the user's hook (e.g. `training_step`) instead.
+    """
+    item = (entry, where)
+    _redirects.append(item)
+    return Redirect(item)
 
 
 def user_stack(frame: FrameType | None = None, limit: int = 8) -> list[Location]:

@@ -58,6 +58,20 @@ PATTERNS: list[ErrorPattern] = [
         "backward() was called on a tensor with more than one element and no `gradient=` argument; "
         "autograd can only start from a single number.",
     ),
+    _p(
+        "GD401",
+        r"Expected to have finished reduction in the prior iteration before starting a new one",
+        "DistributedDataParallel never received gradients for some parameters in the previous "
+        "iteration, so their all-reduce never finished: those parameters took no part in the "
+        "forward pass that produced the loss (an unused head or branch, or outputs left out of "
+        "the loss), and this forward pass found the reduction still pending.",
+        hint=(
+            "Find the parameters the loss does not use (`graddoctor run` names them; "
+            "TORCH_DISTRIBUTED_DEBUG=DETAIL makes DDP print them): use them in the loss, freeze "
+            "them with `requires_grad_(False)` before wrapping the model in DDP, or pass "
+            "`find_unused_parameters=True` if the set really changes from step to step."
+        ),
+    ),
 ]
 
 

@@ -27,6 +27,24 @@ def run_command(opts, target: str, script_args: list[str]) -> int:
     if outcome.user_exception is not None and not isinstance(outcome.user_exception, KeyboardInterrupt):
         print_user_traceback(outcome.user_exception)
         sys.stderr.flush()
+    internal = "\n".join(outcome.session.internal_errors)
+    code = _exit_code(opts, outcome)
+    dist = _distributed()
+    if dist is not None:
+        # Under torchrun: rank 0 gets the merged report; every rank the same exit code.
+        from graddoctor.distributed.gather import gather
+
+        gathered = gather(dist, report, outcome.session, code, opts.fail_on)
+        report, code = gathered.report, gathered.code
+        if not dist.is_main:
+            if gathered.alone and not opts.quiet:
+                from graddoctor.report.terminal import print_report
+
+                print()
+                print_report(report)
+            _print_internal(internal)
+            gathered.done()
+            return code
     if opts.json:
         with open(opts.json, "w", encoding="utf-8") as handle:
             handle.write(report.to_json())
@@ -39,13 +57,31 @@ def run_command(opts, target: str, script_args: list[str]) -> int:
 
         print()
         print_report(report)
-    if outcome.session.internal_errors:
-        from graddoctor.cli import internal_error
+    _print_internal(internal)
+    if dist is not None:
+        gathered.done()
+    return code
 
-        internal_error("\n".join(outcome.session.internal_errors))
+
+def _exit_code(opts, outcome) -> int:
+    if outcome.session.internal_errors:
         return EXIT_INTERNAL
-    if report.fails(opts.fail_on) or outcome.user_exception is not None:
+    if outcome.report.fails(opts.fail_on) or outcome.user_exception is not None:
         return EXIT_FINDINGS
     if outcome.exit_status:
         return outcome.exit_status
     return EXIT_OK
+
+
+def _print_internal(details: str) -> None:
+    if details:
+        from graddoctor.cli import internal_error
+
+        internal_error(details)
+
+
+def _distributed():
+    """This rank's context under torchrun (several ranks), else None."""
+    from graddoctor.distributed.context import from_env
+
+    return from_env()

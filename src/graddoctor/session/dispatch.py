@@ -76,6 +76,7 @@ def _install() -> None:
 
 
 def _uninstall() -> None:
+    _state.stepping = None  # a step that raised leaves it set; the next session starts clean
     while _handles:
         _handles.pop().remove()
     _patcher.restore()
@@ -140,19 +141,46 @@ def _patch_optimizer() -> None:
     # A wrapper optimizer (Lookahead and the like) steps an inner one: only the
     # outermost step is the user's. A step that raised leaves `stepping` set, so
     # a later step of the same optimizer counts as outermost again.
+    # step(closure) runs the closure (forward, zero_grad, backward) inside the step:
+    # Lightning's automatic optimization and LBFGS do. The step begins, as far as
+    # the loop audit is concerned, when the closure has returned.
+    def begin(optimizer, where) -> None:
+        _state.step_begun = True
+        for session in list(_sessions):
+            session.begin_step(optimizer, where)
+
     def pre_hook(optimizer, args, kwargs):
         current = getattr(_state, "stepping", None)
         if current is not None and current is not optimizer:
             return None
         _state.stepping = optimizer
+        _state.step_begun = False
         where = user_location(sys._getframe(1))
-        for session in list(_sessions):
-            session.begin_step(optimizer, where)
-        return None
+        in_args = len(args) > 1 and callable(args[1])
+        closure = args[1] if in_args else kwargs.get("closure")
+        if not callable(closure):
+            begin(optimizer, where)
+            return None
+
+        def closure_then_step(*a, **k):
+            try:
+                result = closure(*a, **k)
+            except BaseException:
+                _state.stepping = None  # the step ends here: its post hook will not run
+                raise
+            if not getattr(_state, "step_begun", True) and getattr(_state, "stepping", None) is optimizer:
+                begin(optimizer, where)
+            return result
+
+        if in_args:
+            return (args[0], closure_then_step, *args[2:]), kwargs
+        return args, {**kwargs, "closure": closure_then_step}
 
     def post_hook(optimizer, args, kwargs):
         if getattr(_state, "stepping", None) is not optimizer:
             return
+        if not getattr(_state, "step_begun", True):  # the closure was never called
+            begin(optimizer, user_location(sys._getframe(1)))
         _state.stepping = None
         for session in list(_sessions):
             session.end_step(optimizer)

@@ -12,10 +12,12 @@ from graddoctor.session.observer import Observer
 def standard_observers(*, mode: str = "watch", deep: bool = False, **options) -> list[Observer]:
     from graddoctor.graph.observer import GraphObserver
     from graddoctor.numerics.layers import LayerStats
+    from graddoctor.distributed.ddp import DDPObserver
 
     walk_every = options.pop("walk_every", 10 if mode == "run" else 100)
     observers: list[Observer] = [
         GraphObserver(walk_first=options.pop("walk_first", 3), walk_every=walk_every),
         LayerStats(ratio_every=options.pop("ratio_every", 10)),
+        DDPObserver(),
     ]
     return observers

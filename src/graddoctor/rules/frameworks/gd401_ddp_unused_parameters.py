@@ -17,6 +17,12 @@ net = Net()
 net.aux_head.requires_grad_(False)
 ddp = DDP(net)
 ```
+
+## Known problems
+Judged on what the first three backward passes reach. A parameter used only on
+some later steps is reported even though `find_unused_parameters=True` handles
+it; PyTorch's own message lists only parameter indices
+(TORCH_DISTRIBUTED_DEBUG=DETAIL gives names), graddoctor names them.
 """
 
 from graddoctor.finding import Severity

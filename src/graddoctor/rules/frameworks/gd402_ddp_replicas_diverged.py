@@ -17,6 +17,13 @@ if rank == 0:
 with torch.no_grad():
     ddp.module.fc.weight.mul_(0.5)   # the same edit on every rank
 ```
+
+## Known problems
+Checked under `torchrun ... graddoctor run` only, at sampled steps (the first
+three optimizer steps, then every tenth), on the parameters of modules wrapped
+in DistributedDataParallel. Each rank records an exact fingerprint (the sum of
+the parameter's bits read as integers) and rank 0 compares them at the end, so
+a divergence between two samples is reported at the next sampled step.
 """
 
 from graddoctor.finding import Severity

@@ -1,0 +1,1 @@
+"""Distributed runs: every rank instrumented, findings merged on rank 0 (torchrun)."""

@@ -1,0 +1,148 @@
+"""DistributedDataParallel: unused parameters (GD401) and replica fingerprints for GD402.
+
+GD401 is judged on the rank itself, from what the first backward passes
+reached. GD402 needs every rank: this observer only records, at a few sampled
+steps, an exact fingerprint of each replica parameter; rank 0 compares them
+when the ranks' results are merged (see `merge.py`). Nothing is sent between
+ranks during training, so the user's collectives are never disturbed.
+"""
+
+from __future__ import annotations
+
+import re
+
+import torch
+from torch import nn
+
+from graddoctor.finding import Finding, Related
+from graddoctor.graph.phrases import name_list, plural
+from graddoctor.graph.walk import trace
+from graddoctor.locate import Location, user_location
+from graddoctor.rules import make
+from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
+
+REDUCTION_ERROR = re.compile(r"Expected to have finished reduction in the prior iteration")
+_INT_VIEW = {8: torch.int64, 4: torch.int32, 2: torch.int16, 1: torch.int8}
+
+
+def ddp_modules(models: dict[str, nn.Module]) -> list[nn.parallel.DistributedDataParallel]:
+    ddp_type = nn.parallel.DistributedDataParallel
+    return [m for root in models.values() for m in root.modules() if isinstance(m, ddp_type)]
+
+
+def fingerprint(t: torch.Tensor) -> int:
+    """An exact, order-independent checksum of a tensor's bits: equal bits give equal sums.
+
+    Summing the bits read as integers is exact (integer addition does not
+    depend on the reduction order or thread count, float sums do), so identical
+    replicas can never be told apart by rounding.
+    """
+    data = t.detach()
+    if data.is_complex():
+        data = torch.view_as_real(data)
+    view = _INT_VIEW.get(data.element_size())
+    if view is None or data.dtype == torch.bool:
+        data = data.to(torch.float64)
+        view = torch.int64
+    return int(data.contiguous().view(view).sum(dtype=torch.int64))
+
+
+class DDPObserver(Observer):
+    name = "ddp"
+
+    def __init__(self, walk_first: int = 3, sample_first: int = 3, sample_every: int = 10, max_samples: int = 20):
+        self.walk_first = walk_first
+        self.sample_first = sample_first
+        self.sample_every = sample_every
+        self.max_samples = max_samples
+        self._ddp: list[nn.parallel.DistributedDataParallel] | None = None
+        self._reached: set[int] = set()
+        self._walked = 0
+        self._backward: Location | None = None
+        self._step_index = 0
+        self.samples: list[dict] = []
+        self._gd401: Finding | None = None
+
+    def _find_ddp(self) -> list:
+        if self._ddp is None:
+            self._ddp = ddp_modules(self.session.models())
+        return self._ddp
+
+    # --- GD401 ---------------------------------------------------------------------------------
+
+    def before_backward(self, event: BackwardEvent) -> None:
+        if event.index >= self.walk_first or not self._find_ddp():
+            return
+        if self._backward is None:
+            self._backward = event.where
+        for loss in event.loss if isinstance(event.loss, (list, tuple)) else [event.loss]:
+            if isinstance(loss, torch.Tensor) and loss.grad_fn is not None:
+                self._reached |= trace(loss).leaf_ids
+                self._walked += 1
+
+    def _unused(self) -> list[tuple[nn.parallel.DistributedDataParallel, list[str]]]:
+        out = []
+        for ddp in self._find_ddp():
+            names = [n for n, p in ddp.module.named_parameters() if p.requires_grad and id(p) not in self._reached]
+            if names:
+                out.append((ddp, names))
+        return out
+
+    def _unused_finding(self) -> Finding | None:
+        if self._gd401 is not None or not self._walked or self._backward is None:
+            return self._gd401
+        unused = self._unused()
+        if not unused:
+            return None
+        ddp, names = unused[0]
+        finds = bool(getattr(ddp, "find_unused_parameters", False))
+        effect = (
+            "DDP searches the graph for them on every step (find_unused_parameters=True) and they never train."
+            if finds
+            else "DDP waits for their gradients to all-reduce them, so the next forward pass raises "
+            "\"Expected to have finished reduction in the prior iteration before starting a new one\"."
+        )
+        self._gd401 = make(
+            "GD401",
+            f"{name_list(names)} ({plural(len(names), 'parameter')} of the DistributedDataParallel model "
+            f"{type(ddp.module).__name__}) took no part in the forward pass that this backward ran through: "
+            f"{effect}",
+            subjects=names,
+            step=0,
+            **self._backward.shown(),
+        )
+        return self._gd401
+
+    def explain_exception(self, exc: BaseException, where: Location) -> list[Finding]:
+        if not REDUCTION_ERROR.search(str(exc)):
+            return []
+        finding = self._unused_finding()
+        if finding is None:
+            return []
+        if where.file and not any(r.line == where.line for r in finding.related):
+            finding.related.append(Related(where.shown()["file"], where.line, "the next forward pass raised here"))
+        return [finding]
+
+    def findings(self) -> list[Finding]:
+        finding = self._unused_finding()
+        return [finding] if finding is not None else []
+
+    # --- GD402: fingerprints for rank 0 to compare ---------------------------------------------
+
+    def after_step(self, event: StepEvent) -> None:
+        index = self._step_index
+        self._step_index += 1
+        if len(self.samples) >= self.max_samples:
+            return
+        if index >= self.sample_first and index % self.sample_every:
+            return
+        ddps = self._find_ddp()
+        if not ddps:
+            return
+        where = event.where if event.where.file else user_location()
+        with torch.no_grad():
+            prints = {
+                name: fingerprint(p) for d, ddp in enumerate(ddps)
+                for name, p in ((f"{d}:{n}" if d else n, p) for n, p in ddp.module.named_parameters())
+            }
+        self.samples.append({"step": index + 1, "file": where.shown()["file"], "line": where.line, "prints": prints})

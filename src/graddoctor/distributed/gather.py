@@ -1,0 +1,214 @@
+"""End of a distributed `graddoctor run`: one report for all ranks, one exit code on every rank.
+
+Every rank publishes what it found; rank 0 merges (findings from other ranks
+carry their `rank`; a diagnosis rank 0 already made is not repeated), compares
+the replicas' fingerprints (GD402), chooses the exit code and announces it;
+the other ranks exit with that code.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from dataclasses import dataclass, field
+
+from graddoctor.distributed.channel import Channel
+from graddoctor.distributed.context import DistContext
+from graddoctor.distributed.ddp import DDPObserver
+from graddoctor.finding import Finding
+from graddoctor.graph.phrases import name_list, plural
+from graddoctor.report.report import Report
+from graddoctor.rules import make
+
+EXIT_FINDINGS, EXIT_INTERNAL = 1, 3
+
+
+def _seconds(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+# How long rank 0 waits for the others. A rank whose own script crashed waits
+# little: its peers are then usually blocked in a collective that will never
+# complete, and torchrun ends them once this rank exits.
+WAIT_S = _seconds("GRADDOCTOR_DIST_TIMEOUT", 120.0)
+WAIT_AFTER_CRASH_S = _seconds("GRADDOCTOR_DIST_CRASH_TIMEOUT", 10.0)
+
+
+@dataclass
+class RankResult:
+    rank: int
+    findings: list[Finding]
+    status: str | None
+    exception: dict | None
+    exit_code: int
+    samples: list[dict] = field(default_factory=list)
+
+
+def payload(ctx: DistContext, report: Report, session, exit_code: int) -> dict:
+    samples = [s for o in session.observers if isinstance(o, DDPObserver) for s in o.samples]
+    return {
+        "rank": ctx.rank,
+        "findings": [f.to_json() for f in report.findings],
+        "status": report.status,
+        "exception": report.exception,
+        "exit_code": exit_code,
+        "samples": samples,
+    }
+
+
+def _result(data: dict) -> RankResult:
+    return RankResult(
+        rank=data["rank"],
+        findings=[Finding.from_json(f) for f in data["findings"]],
+        status=data.get("status"),
+        exception=data.get("exception"),
+        exit_code=int(data.get("exit_code", 0)),
+        samples=list(data.get("samples", [])),
+    )
+
+
+@dataclass
+class Gathered:
+    report: Report  # rank 0: merged; other ranks: their own
+    code: int  # the exit code, the same on every rank
+    channel: Channel | None = None
+    main: bool = True
+    present: list[int] = field(default_factory=list)  # the ranks that answered
+    alone: bool = False  # another rank, and rank 0 never answered: this rank speaks for itself
+
+    def done(self) -> None:
+        """Every rank, once its output is written: leave together with the common code.
+
+        Rank 0 tells its verdict only now, so that no rank ends before the
+        report is out; then the ranks meet at a barrier. torchrun stops every
+        rank with SIGTERM as soon as one exits with a failure: with a failing
+        code the ranks ignore that signal from here on (they are already
+        leaving), so that each ends with the common code instead of -15.
+        """
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if self.channel is None:
+            return
+        if self.main:
+            self.channel.announce(self.code, self.present)
+        self.channel.arrive("exit")
+        if self.present:
+            self.channel.await_all("exit", self.present, WAIT_AFTER_CRASH_S)
+        if self.code:
+            try:
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            except ValueError:  # not the main thread: nothing to protect
+                pass
+
+
+def gather(ctx: DistContext, report: Report, session, exit_code: int, fail_on: str) -> Gathered:
+    """Every rank calls this; rank 0 gets the merged report, the others their own. Both get the exit code."""
+    crashed = report.status == "crashed"
+    wait = WAIT_AFTER_CRASH_S if crashed else WAIT_S
+    try:
+        channel = Channel(ctx, wait)
+        channel.publish(payload(ctx, report, session, exit_code))
+    except Exception as exc:  # no store reachable: report this rank alone, say why
+        report.notes.append(
+            f"graddoctor could not reach the other ranks ({type(exc).__name__}: {exc}); "
+            f"this is rank {ctx.rank}'s report alone."
+        )
+        return Gathered(report, exit_code)
+    if not ctx.is_main:
+        # A crashed rank waits little: rank 0 is then usually blocked in a collective
+        # with it, and will never answer; this rank reports for itself instead.
+        verdict = channel.verdict(wait if crashed else wait + WAIT_S)
+        if verdict is None:
+            report.notes.append(
+                f"Rank 0 gave no merged report (it is still running, blocked, or gone): this is rank "
+                f"{ctx.rank}'s report alone."
+            )
+            return Gathered(report, exit_code, channel, main=False, alone=True)
+        code, present = verdict
+        return Gathered(report, code, channel, main=False, present=present)
+    answers = {rank: _result(data) for rank, data in channel.collect(wait).items()}
+    merged, code = merge(report, answers, ctx.world_size, fail_on, exit_code)
+    return Gathered(merged, code, channel, present=sorted(answers))
+
+
+def merge(own: Report, answers: dict[int, RankResult], world_size: int, fail_on: str, own_code: int) -> tuple[Report, int]:
+    """Rank 0's report with the other ranks' own findings, GD402, and the exit code for all."""
+    findings = list(own.findings)
+    seen = {f.key() for f in findings}
+    for rank in sorted(answers):
+        if rank == 0:
+            continue
+        for f in answers[rank].findings:
+            if f.key() not in seen:
+                seen.add(f.key())
+                f.rank = rank
+                findings.append(f)
+    diverged = replicas_diverged(answers)
+    if diverged is not None:
+        findings.append(diverged)
+
+    status, exception = own.status, own.exception
+    crashed = [r for r in sorted(answers) if answers[r].status == "crashed"]
+    if status != "crashed" and crashed:
+        status, exception = "crashed", answers[crashed[0]].exception
+    missing = [r for r in range(world_size) if r not in answers]
+    notes = list(own.notes)
+    if missing:
+        notes.append(
+            f"{plural(len(missing), 'rank')} ({', '.join(map(str, missing))}) sent no results: "
+            "killed, hung, or still running when rank 0 stopped waiting (GRADDOCTOR_DIST_TIMEOUT)."
+        )
+    merged = Report(
+        command=own.command,
+        target=own.target,
+        findings=findings,
+        layers=own.layers,
+        status=status,
+        exception=exception,
+        steps_observed=own.steps_observed,
+        exit_status=own.exit_status,
+        notes=notes,
+    )
+    codes = [own_code] + [answers[r].exit_code for r in sorted(answers) if r != 0]
+    if EXIT_INTERNAL in codes:
+        code = EXIT_INTERNAL
+    elif merged.fails(fail_on) or crashed or missing or own.status == "crashed":
+        code = EXIT_FINDINGS
+    else:
+        code = next((c for c in codes if c), 0)
+    return merged, code
+
+
+def replicas_diverged(answers: dict[int, RankResult]) -> Finding | None:
+    """GD402 at the first sampled step where some rank's parameters differ from rank 0's."""
+    if 0 not in answers or len(answers) < 2:
+        return None
+    by_step = {r: {s["step"]: s for s in answers[r].samples} for r in answers}
+    for step in sorted(by_step[0]):
+        base = by_step[0][step]
+        differing: dict[str, list[int]] = {}
+        for rank in sorted(answers):
+            other = by_step[rank].get(step)
+            if rank == 0 or other is None:
+                continue
+            for name, value in base["prints"].items():
+                if name in other["prints"] and other["prints"][name] != value:
+                    differing.setdefault(name, []).append(rank)
+        if differing:
+            names = list(differing)
+            ranks = sorted({r for rs in differing.values() for r in rs})
+            return make(
+                "GD402",
+                f"After optimizer step {step}, {name_list(names)} ({plural(len(names), 'parameter')}) differ "
+                f"between rank 0 and {plural(len(ranks), 'rank')} ({', '.join(map(str, ranks))}): the replicas "
+                "are no longer the same model, so each rank trains its own copy on averaged gradients.",
+                subjects=names,
+                step=step,
+                file=base.get("file"),
+                line=base.get("line"),
+            )
+    return None

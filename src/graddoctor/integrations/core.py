@@ -1,0 +1,113 @@
+"""What every framework callback shares: one watched training run, attached for `fit`.
+
+A callback creates a `WatchedRun` when training starts and finishes it when
+training ends or raises. Finishing always detaches (hooks and patches gone),
+builds the Report, prints it, and fails the run when asked. The user's own
+exception is never swallowed: the callback only adds the explanation.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+
+import torch
+from torch import nn
+
+from graddoctor.errors import GradDoctorError
+from graddoctor.finding import Severity
+from graddoctor.locate import NOWHERE, Location, display_path, traceback_user_location
+from graddoctor.report.report import Report
+from graddoctor.session.session import Session
+from graddoctor.session.standard import standard_observers
+
+FAIL_ON = ("error", "warning", "info", "never")
+
+
+class GradDoctorFailed(GradDoctorError, AssertionError):
+    """Raised at the end of training when findings reach the callback's `fail_on`."""
+
+    def __init__(self, report: Report, fail_on: str) -> None:
+        self.report = report
+        worst = [f for f in report.findings if f.severity >= Severity.parse(fail_on)]
+        lines = [f"graddoctor found {len(worst)} finding(s) at or above {fail_on!r}:"]
+        lines += [f"  {f.file}:{f.line}: {f.code} {f.name}: {f.message}" for f in worst]
+        super().__init__("\n".join(lines))
+
+
+def check_options(fail_on: str) -> None:
+    if fail_on not in FAIL_ON:
+        raise ValueError(f"fail_on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
+
+
+class WatchedRun:
+    """A Session in watch mode over one framework-driven training run."""
+
+    def __init__(
+        self,
+        *,
+        target: str,
+        models: nn.Module | dict[str, nn.Module] | None,
+        optimizers: Iterable[torch.optim.Optimizer] = (),
+        deep: bool = False,
+    ) -> None:
+        self.target = target
+        self.session = Session(standard_observers(mode="watch", deep=deep), models=models, optimizers=list(optimizers))
+        self.report: Report | None = None
+
+    def attach(self) -> "WatchedRun":
+        self.session.attach()
+        return self
+
+    def add_optimizers(self, optimizers: Iterable[torch.optim.Optimizer], where: Location = NOWHERE) -> None:
+        for opt in optimizers:
+            self.session.optimizer_created(opt, where)
+
+    def finish(self, exc: BaseException | None = None) -> Report:
+        """Detach (first, always) and build the report; idempotent."""
+        if self.report is not None:
+            return self.report
+        self.session.detach()
+        from graddoctor.runner.script import _explain, _layers
+
+        findings = self.session.findings()
+        exception = None
+        status = "completed"
+        if exc is not None:
+            status = "stopped" if isinstance(exc, KeyboardInterrupt) else "crashed"
+            where = traceback_user_location(exc.__traceback__)
+            if status == "crashed":
+                findings.extend(_explain(self.session, exc, where))
+            exception = {
+                "type": type(exc).__name__,
+                "message": str(exc).split("\n")[0][:2000],
+                "file": display_path(where.file),
+                "line": where.line,
+            }
+        self.report = Report(
+            command="watch",
+            target=self.target,
+            findings=findings,
+            layers=_layers(self.session),
+            status=status,
+            exception=exception,
+            steps_observed=self.session.step,
+        )
+        self.report.notes.extend(f"graddoctor internal error (please report): {e}" for e in self.session.internal_errors)
+        # Observers and session refer to each other; break the cycle so that the
+        # user's models go when the user drops them, not at the next gc pass
+        # (a later session would otherwise discover them as live models).
+        self.session.observers.clear()
+        return self.report
+
+
+def show(report: Report, file=None) -> None:
+    """Print the report (rich, coloured only on a terminal)."""
+    from graddoctor.report.terminal import print_report
+
+    print_report(report, file=file or sys.stdout)
+
+
+def fail_if(report: Report, fail_on: str) -> None:
+    if report.fails(fail_on):
+        raise GradDoctorFailed(report, fail_on)

@@ -1,0 +1,106 @@
+"""Rank 0's merge, the rank context, the DDP error pattern, and the JSON a merged report gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import torch
+
+import graddoctor
+from graddoctor.distributed.context import from_env
+from graddoctor.distributed.ddp import fingerprint
+from graddoctor.distributed.gather import RankResult, merge, replicas_diverged
+from graddoctor.report.report import Report
+from graddoctor.rules import make
+
+SCHEMA = json.loads((Path(graddoctor.__file__).parent / "report" / "schema.json").read_text())
+
+
+def gd104(subjects, line=9):
+    return make("GD104", "no gradient", file="train.py", line=line, subjects=subjects)
+
+
+def own(findings=(), status="completed"):
+    return Report(command="run", target="train.py", findings=list(findings), layers=[], status=status,
+                  exception=None, steps_observed=3)
+
+
+def result(rank, findings=(), status="completed", code=0, samples=()):
+    return RankResult(rank, list(findings), status, None, code, list(samples))
+
+
+def sample(step, prints, line=12):
+    return {"step": step, "file": "train.py", "line": line, "prints": prints}
+
+
+def test_other_ranks_findings_carry_their_rank_and_repeats_are_dropped():
+    answers = {0: result(0, [gd104(["a"])]), 1: result(1, [gd104(["a"]), gd104(["b"], line=11)], code=1)}
+    merged, code = merge(own([gd104(["a"])]), answers, 2, "warning", 1)
+    assert [(f.subjects, f.rank) for f in merged.findings] == [(["a"], None), (["b"], 1)]
+    assert code == 1
+    document = json.loads(merged.to_json())
+    jsonschema.validate(document, SCHEMA)
+    assert document["findings"][1]["rank"] == 1 and "rank" not in document["findings"][0]
+
+
+def test_clean_ranks_exit_0_and_a_silent_rank_fails_the_launch_with_a_note():
+    merged, code = merge(own(), {0: result(0), 1: result(1)}, 2, "warning", 0)
+    assert code == 0 and merged.notes == []
+    merged, code = merge(own(), {0: result(0)}, 3, "warning", 0)
+    assert code == 1 and "2 ranks (1, 2) sent no results" in merged.notes[0]
+
+
+def test_a_crash_on_another_rank_marks_the_run_crashed_and_internal_errors_win():
+    merged, code = merge(own(), {0: result(0), 1: result(1, status="crashed", code=1)}, 2, "never", 0)
+    assert merged.status == "crashed" and code == 1
+    _, code = merge(own(), {0: result(0), 1: result(1, code=3)}, 2, "warning", 1)
+    assert code == 3
+
+
+def test_identical_fingerprints_are_silent_and_the_first_difference_is_gd402():
+    same = {0: result(0, samples=[sample(1, {"w": 5, "b": 7})]), 1: result(1, samples=[sample(1, {"w": 5, "b": 7})])}
+    assert replicas_diverged(same) is None
+    apart = {
+        0: result(0, samples=[sample(1, {"w": 5, "b": 7}), sample(2, {"w": 6, "b": 8})]),
+        1: result(1, samples=[sample(1, {"w": 5, "b": 7}), sample(2, {"w": 9, "b": 8})]),
+    }
+    finding = replicas_diverged(apart)
+    assert (finding.code, finding.step, finding.subjects, finding.line) == ("GD402", 2, ["w"], 12)
+
+
+def test_fingerprint_is_exact_for_equal_bits_and_sees_a_one_bit_change():
+    t = torch.randn(1000)
+    assert fingerprint(t) == fingerprint(t.clone())
+    changed = t.clone()
+    changed[500] = torch.nextafter(changed[500], torch.tensor(float("inf")))
+    assert fingerprint(changed) != fingerprint(t)
+    assert fingerprint(torch.randn(3, dtype=torch.float64)) != fingerprint(torch.zeros(3, dtype=torch.float64))
+
+
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        ({}, None),
+        ({"RANK": "0", "WORLD_SIZE": "1"}, None),
+        ({"RANK": "1", "WORLD_SIZE": "2", "MASTER_PORT": "29500", "TORCHELASTIC_USE_AGENT_STORE": "True",
+          "TORCHELASTIC_RUN_ID": "abc"}, (1, 2, "abc/0", ("localhost", 29500))),
+        ({"RANK": "0", "WORLD_SIZE": "2", "MASTER_ADDR": "h", "MASTER_PORT": "1"}, (0, 2, "h:1/0", None)),
+    ],
+)
+def test_rank_context_from_torchrun_environment(env, expected):
+    ctx = from_env(env)
+    assert (ctx if ctx is None else (ctx.rank, ctx.world_size, ctx.run_key, ctx.agent_store)) == expected
+
+
+def test_explain_names_ddp_unused_parameters_for_the_reduction_error():
+    message = (
+        "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. "
+        "This error indicates that your module has parameters that were not used in producing loss."
+    )
+    (finding,) = graddoctor.explain(message)
+    assert finding.code == "GD401" and "find_unused_parameters=True" in finding.hint
+    other = graddoctor.explain("RuntimeError: Expected all tensors to be on the same device")
+    assert all(f.code != "GD401" for f in other)
