@@ -1,0 +1,180 @@
+"""The order of training calls within one iteration of a loop (or one function body).
+
+`iteration_events(stmts, analysis, cls)` lists, in source order, the calls that
+matter to the training-loop rules: backward, optimizer step, zero_grad,
+gradient clipping, `scaler.unscale_`, scheduler step. Branches are kept in order
+and marked `conditional` (an `if (i + 1) % k == 0:` accumulation step is still
+part of the iteration); loops nested inside the iteration are flattened and
+marked `nested`. Calls to functions and methods defined in the same file are
+followed (a few levels deep), so a `train_step()` helper counts where it is called.
+Calls we cannot see into that receive the optimizer are `opaque`: they may
+step or clear gradients, so the checks stay silent about them.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from graddoctor.lint.analysis.model import FileAnalysis
+from graddoctor.lint.analysis.names import call_name, dotted
+
+CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
+# Framework clipping that unscales AMP gradients itself.
+SELF_UNSCALING_CLIP = frozenset({"clip_gradients"})
+BACKWARD_HELPERS = frozenset({"manual_backward"})
+_MAX_DEPTH = 3
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str  # backward | step | zero_grad | clip | unscale | sched | opaque
+    node: ast.AST
+    target: str | None  # the optimizer (dotted) for step/zero_grad/unscale; scheduler for sched
+    conditional: bool
+    nested: bool
+    scaled: bool = False  # backward of scaler.scale(loss); clip by a framework that unscales itself
+    model_zero: bool = False  # model.zero_grad() / p.grad = None: clears whatever it owns
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno
+
+
+class _Builder:
+    def __init__(self, analysis: FileAnalysis, cls_name: str | None):
+        self.a = analysis
+        self.names = analysis.names
+        self.cls = analysis.classes.get(cls_name) if cls_name else None
+        self.out: list[Event] = []
+        self.active: list[ast.AST] = []
+
+    def stmts(self, body: list[ast.stmt], cond: bool, nested: bool) -> None:
+        for stmt in body:
+            self.stmt(stmt, cond, nested)
+
+    def stmt(self, stmt: ast.stmt, cond: bool, nested: bool) -> None:
+        kind = type(stmt)
+        if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            return
+        if kind in (ast.For, ast.AsyncFor, ast.While):
+            self.exprs(stmt.test if kind is ast.While else stmt.iter, cond, nested)
+            self.stmts(stmt.body, cond, True)
+            self.stmts(stmt.orelse, cond, nested)
+        elif kind in (ast.With, ast.AsyncWith):
+            for item in stmt.items:
+                self.exprs(item.context_expr, cond, nested)
+            self.stmts(stmt.body, cond, nested)
+        elif kind is ast.If:
+            self.exprs(stmt.test, cond, nested)
+            self.stmts(stmt.body, True, nested)
+            self.stmts(stmt.orelse, True, nested)
+        elif kind is ast.Try or kind.__name__ == "TryStar":
+            self.stmts(stmt.body, cond, nested)
+            for h in stmt.handlers:
+                self.stmts(h.body, True, nested)
+            self.stmts(stmt.orelse, cond, nested)
+            self.stmts(stmt.finalbody, cond, nested)
+        elif kind is ast.Match:
+            for case in stmt.cases:
+                self.stmts(case.body, True, nested)
+        elif kind is ast.Assign and _clears_grad(stmt):
+            self.out.append(Event("zero_grad", stmt, None, cond, nested, model_zero=True))
+        else:
+            self.exprs(stmt, cond, nested)
+
+    def exprs(self, root: ast.AST, cond: bool, nested: bool) -> None:
+        calls = [n for n in ast.walk(root) if type(n) is ast.Call]
+        if len(calls) > 1:
+            calls.sort(key=lambda c: (c.end_lineno, c.end_col_offset))  # inner calls finish first
+        for call in calls:
+            self.call(call, cond, nested)
+
+    def call(self, call: ast.Call, cond: bool, nested: bool) -> None:
+        func = call.func
+        name = call_name(call)
+        names = self.names
+        recv = func.value if isinstance(func, ast.Attribute) else None
+        emit = self.out.append
+        if name == "backward" and recv is not None and dotted(func) != "torch.autograd.backward":
+            scaled = isinstance(recv, ast.Call) and call_name(recv) == "scale"
+            if dotted(recv) in ("accelerator", "fabric", "self.accelerator", "self.fabric") or names.of(recv) == "accelerator":
+                emit(Event("backward", call, None, cond, nested))
+            elif not _is_module_call(recv):
+                emit(Event("backward", call, None, cond, nested, scaled=scaled))
+        elif name == "backward" or name in BACKWARD_HELPERS:
+            emit(Event("backward", call, None, cond, nested))
+        elif name == "step" and recv is not None:
+            if names.is_scaler(recv):
+                opt = call.args[0] if call.args else None
+                emit(Event("step", call, dotted(opt) if opt is not None else None, cond, nested, scaled=True))
+            elif names.is_scheduler(recv):
+                emit(Event("sched", call, dotted(recv), cond, nested))
+            elif names.is_optimizer(recv):
+                emit(Event("step", call, _key(recv), cond, nested))
+        elif name == "optimizer_step":  # xm.optimizer_step(opt), Lightning's hooks
+            emit(Event("step", call, None, cond, nested))
+        elif name == "zero_grad" and recv is not None:
+            if names.is_optimizer(recv):
+                emit(Event("zero_grad", call, _key(recv), cond, nested))
+            else:
+                emit(Event("zero_grad", call, None, cond, nested, model_zero=True))
+        elif name in ("zero_", "detach_") and recv is not None and isinstance(recv, ast.Attribute) and recv.attr == "grad":
+            emit(Event("zero_grad", call, None, cond, nested, model_zero=True))
+        elif name in CLIP_FUNCTIONS or name in SELF_UNSCALING_CLIP:
+            framework = name in SELF_UNSCALING_CLIP or (recv is not None and not _is_torch_utils(recv))
+            emit(Event("clip", call, None, cond, nested, scaled=framework))
+        elif name == "unscale_" and recv is not None:
+            opt = call.args[0] if call.args else None
+            emit(Event("unscale", call, dotted(opt) if opt is not None else None, cond, nested))
+        else:
+            self.follow(call, cond, nested)
+
+    def follow(self, call: ast.Call, cond: bool, nested: bool) -> None:
+        """Inline a same-file helper; mark calls we cannot see into that get the optimizer."""
+        target = None
+        func = call.func
+        if isinstance(func, ast.Name):
+            target = self.a.functions.get(func.id)
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" and self.cls:
+            target = self.cls.methods.get(func.attr)
+        if target is not None:
+            if target in self.active or len(self.active) >= _MAX_DEPTH:
+                return
+            self.active.append(target)
+            self.stmts(target.body, cond, nested)
+            self.active.pop()
+            return
+        for arg in list(call.args) + [k.value for k in call.keywords]:
+            if isinstance(arg, (ast.Name, ast.Attribute)) and self.names.is_optimizer(arg):
+                self.out.append(Event("opaque", call, _key(arg), cond, nested))
+                return
+
+
+def _key(node: ast.AST) -> str | None:
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return dotted(node)
+
+
+def _is_module_call(recv: ast.AST) -> bool:
+    # `torch.autograd.backward` is handled separately; `x.backward` where x is e.g. `self` is
+    # a method of the user's own class (a custom autograd Function's static backward).
+    return isinstance(recv, ast.Name) and recv.id in ("self", "cls", "ctx", "super")
+
+
+def _is_torch_utils(recv: ast.AST) -> bool:
+    text = dotted(recv) or ""
+    return text.endswith("utils") or text.endswith("clip_grad") or text in ("nn", "torch")
+
+
+def _clears_grad(stmt: ast.Assign) -> bool:
+    """`p.grad = None` (or zeroed) clears gradients like zero_grad does."""
+    return any(isinstance(t, ast.Attribute) and t.attr == "grad" for t in stmt.targets)
+
+
+def iteration_events(body: list[ast.stmt], analysis: FileAnalysis, cls_name: str | None = None) -> list[Event]:
+    """The training calls of one pass through `body`, in order."""
+    builder = _Builder(analysis, cls_name)
+    builder.stmts(body, False, False)
+    return builder.out

@@ -1,0 +1,86 @@
+"""GD105: modules kept in a plain list/dict, or tensors with requires_grad=True stored on an nn.Module."""
+
+from __future__ import annotations
+
+import ast
+
+from graddoctor.lint.analysis.model import FileAnalysis
+from graddoctor.lint.analysis.names import call_name, dotted, keyword, strip_to
+from graddoctor.lint.reporter import Reporter
+
+CODE = "GD105"
+FACTORIES = frozenset("randn rand zeros ones empty full tensor eye arange linspace normal randn_like zeros_like ones_like".split())
+
+
+def _module_ctor(a: FileAnalysis, node: ast.AST) -> ast.Call | None:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call) and a.names.classify_call(strip_to(sub)) == "module":
+            return sub
+    return None
+
+
+def _requires_grad_tensor(value: ast.expr) -> bool:
+    if not isinstance(value, ast.Call):
+        return False
+    if call_name(value) == "requires_grad_" and isinstance(value.func, ast.Attribute):
+        inner = value.func.value
+        return isinstance(inner, ast.Call) and call_name(inner) in FACTORIES
+    flag = keyword(value, "requires_grad")
+    return call_name(value) in FACTORIES and isinstance(flag, ast.Constant) and flag.value is True
+
+
+def check(a: FileAnalysis, r: Reporter) -> None:
+    if "self." not in a.source:
+        return
+    for info in a.classes.values():
+        if not info.is_module:
+            continue
+        last: dict[str, tuple] = {}  # self.X -> its last assignment in the class
+        appended: dict[str, ast.Call] = {}
+        for method in info.methods.values():
+            unit = a.method_unit(method)
+            if unit is None:
+                continue
+            for key, bindings in unit.bindings.items():
+                if key.startswith("self.") and key.count(".") == 1:
+                    for b in bindings:
+                        if key not in last or b.line > last[key][0].lineno:
+                            last[key] = (b.stmt, b.value)
+            for node in ast.walk(method):
+                if (
+                    isinstance(node, ast.Call)
+                    and call_name(node) in ("append", "extend", "insert")
+                    and isinstance(node.func, ast.Attribute)
+                    and dotted(node.func.value)
+                    and node.args
+                ):
+                    ctor = _module_ctor(a, node.args[-1])
+                    if ctor is not None:
+                        appended.setdefault(dotted(node.func.value), node)
+        for key, (stmt, value) in sorted(last.items(), key=lambda kv: kv[1][0].lineno):
+            attr = key.split(".", 1)[1]
+            if isinstance(value, (ast.List, ast.Tuple, ast.Dict, ast.ListComp, ast.DictComp)):
+                ctor = _module_ctor(a, value) or (appended.get(key) if not _has_elements(value) else None)
+                if ctor is None:
+                    continue
+                kind = "dict" if isinstance(value, (ast.Dict, ast.DictComp)) else "list"
+                wrapper = "nn.ModuleDict" if kind == "dict" else "nn.ModuleList"
+                r.add(
+                    CODE,
+                    f"`{key}` holds modules in a plain Python {kind}, so their parameters are not registered on "
+                    f"`{info.name}`: `.parameters()`, the optimizer, `.to(device)` and `state_dict()` never see them.",
+                    stmt,
+                    hint=f"Wrap the container: `{key} = {wrapper}(...)`.",
+                )
+            elif _requires_grad_tensor(strip_to(value)):
+                r.add(
+                    CODE,
+                    f"`{key}` is a tensor with requires_grad=True stored on `{info.name}` but not an nn.Parameter, so "
+                    "`.parameters()` and the optimizer never see it and it is never updated.",
+                    stmt,
+                    hint=f"Register it: `self.{attr} = nn.Parameter(torch....)` (without requires_grad=True).",
+                )
+
+
+def _has_elements(value: ast.expr) -> bool:
+    return bool(getattr(value, "elts", None) or getattr(value, "keys", None))

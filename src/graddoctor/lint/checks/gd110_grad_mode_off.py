@@ -1,0 +1,80 @@
+"""GD110: the loss, or the forward pass it comes from, was computed with gradient recording off."""
+
+from __future__ import annotations
+
+import ast
+
+from graddoctor.lint.analysis.model import Binding, FileAnalysis, GradOff, Unit
+from graddoctor.lint.analysis.names import dotted
+from graddoctor.lint.analysis.values import backward_calls, is_model_call
+from graddoctor.lint.reporter import Reporter
+
+CODE = "GD110"
+_DEPTH = 4
+
+
+def _producers(a: FileAnalysis, unit: Unit, b: Binding, depth: int, seen: set[int]) -> list[Binding]:
+    """Assignments feeding `b` whose value runs a model forward (the tensors that could carry a graph)."""
+    if depth > _DEPTH or id(b) in seen:
+        return []
+    seen.add(id(b))
+    out: list[Binding] = []
+    if any(isinstance(n, ast.Call) and is_model_call(a, n) for n in ast.walk(b.value)):
+        out.append(b)
+    for node in ast.walk(b.value):
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
+            key = dotted(node)
+            if not key:
+                continue
+            prev = a.binding_before(unit, key, b.line if key != b.key else b.line - 1)
+            if prev is not None and prev is not b and isinstance(prev.stmt, (ast.Assign, ast.AnnAssign)):
+                out.extend(_producers(a, unit, prev, depth + 1, seen))
+    return out
+
+
+def _decorated_helper(a: FileAnalysis, value: ast.expr) -> tuple[GradOff, ast.Call] | None:
+    for node in ast.walk(value):
+        if isinstance(node, ast.Call):
+            name = dotted(node.func) or ""
+            name = name[5:] if name.startswith("self.") else name
+            if name in a.grad_off_functions:
+                return a.grad_off_functions[name], node
+    return None
+
+
+def check(a: FileAnalysis, r: Reporter) -> None:
+    if not any(word in a.source for word in ("no_grad", "inference_mode", "set_grad_enabled")):
+        return
+    for call, recv, ctx in backward_calls(a):
+        key = dotted(recv)
+        loss = a.binding_before(ctx.unit, key, call.lineno) if key else None
+        if loss is None or not isinstance(loss.stmt, (ast.Assign, ast.AnnAssign)):
+            continue
+        if loss.ctx.grad_off is not None:
+            _report(r, loss.ctx.grad_off, loss.line, recv, call, "the loss")
+            continue
+        helper = _decorated_helper(a, loss.value)
+        if helper is not None:
+            _report(r, helper[0], helper[1].lineno, recv, call, f"`{r.segment(helper[1].func)}()`, which computes the loss,")
+            continue
+        producers = _producers(a, ctx.unit, loss, 0, set())
+        if producers and all(p.ctx.grad_off is not None for p in producers):
+            first = producers[0]
+            _report(r, first.ctx.grad_off, first.line, recv, call, f"`{first.key}`, which the loss is made from,")
+
+
+def _report(r: Reporter, off: GradOff, made: int, recv: ast.expr, call: ast.Call, what: str) -> None:
+    node = ast.Pass(lineno=off.line, col_offset=_indent(r, off.line))
+    r.add(
+        CODE,
+        f"{what[0].upper()}{what[1:]} is computed on line {made} under {off.how} (line {off.line}), so "
+        f"`{r.segment(recv)}` has no graph and backward() cannot reach any parameter.",
+        node,
+        related=[r.related(made, "computed without gradient recording"), r.related(call.lineno, "backward is called here")],
+        hint="Compute the forward pass and the loss outside `torch.no_grad()`/`inference_mode()`; keep no_grad for evaluation, teachers and EMA updates.",
+    )
+
+
+def _indent(r: Reporter, line: int) -> int:
+    text = r.lines[line - 1] if 0 < line <= len(r.lines) else ""
+    return len(text.encode()) - len(text.lstrip().encode())
