@@ -51,23 +51,25 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         if loss is None or not isinstance(loss.stmt, (ast.Assign, ast.AnnAssign)):
             continue
         if loss.ctx.grad_off is not None:
-            _report(r, loss.ctx.grad_off, loss.line, recv, call, "the loss")
+            _report(r, loss.ctx.grad_off, loss.line, recv, call, f"The loss is computed on line {loss.line}")
             continue
         helper = _decorated_helper(a, loss.value)
         if helper is not None:
-            _report(r, helper[0], helper[1].lineno, recv, call, f"`{r.segment(helper[1].func)}()`, which computes the loss,")
+            lead = f"The loss comes from `{r.segment(helper[1].func)}()` (line {helper[1].lineno}), which runs"
+            _report(r, helper[0], helper[1].lineno, recv, call, lead)
             continue
         producers = _producers(a, ctx.unit, loss, 0, set())
         if producers and all(p.ctx.grad_off is not None for p in producers):
             first = producers[0]
-            _report(r, first.ctx.grad_off, first.line, recv, call, f"`{first.key}`, which the loss is made from,")
+            lead = f"`{first.key}`, which the loss is made from, is computed on line {first.line}"
+            _report(r, first.ctx.grad_off, first.line, recv, call, lead)
 
 
-def _report(r: Reporter, off: GradOff, made: int, recv: ast.expr, call: ast.Call, what: str) -> None:
+def _report(r: Reporter, off: GradOff, made: int, recv: ast.expr, call: ast.Call, lead: str) -> None:
     node = ast.Pass(lineno=off.line, col_offset=_indent(r, off.line))
     r.add(
         CODE,
-        f"{what[0].upper()}{what[1:]} is computed on line {made} under {off.how} (line {off.line}), so "
+        f"{lead} under {off.how} (line {off.line}), so "
         f"`{r.segment(recv)}` has no graph and backward() cannot reach any parameter.",
         node,
         related=[r.related(made, "computed without gradient recording"), r.related(call.lineno, "backward is called here")],

@@ -42,7 +42,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             ):
                 r.add(
                     CODE,
-                    f"`{e.target}` is a {cls}, a schedule counted in epochs, but `{e.target}.step()` runs on every "
+                    f"`{e.target}` is {'an' if cls[0] in 'AEIOU' else 'a'} {cls}, a schedule counted in epochs, but `{e.target}.step()` runs on every "
                     "batch of the inner loop, so the learning rate decays far faster than intended.",
                     e.node,
                     hint=f"Call `{e.target}.step()` once per epoch, in the outer loop after the batch loop.",
