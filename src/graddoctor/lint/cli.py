@@ -40,7 +40,7 @@ def _parser() -> _Parser:
 
 def lint_command(argv: list[str]) -> int:
     parser = _parser()
-    opts = parser.parse_args(argv)
+    opts = parser.parse_intermixed_args(argv)
     if not opts.paths:
         parser.error("give at least one PATH to check")
     try:

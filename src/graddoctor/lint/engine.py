@@ -37,7 +37,9 @@ def decode(data: bytes) -> str:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        raise ValueError(f"its encoding declaration is invalid ({exc})") from None
+        if "invalid or missing encoding" not in str(exc):
+            raise ValueError(f"its encoding declaration is invalid ({exc})") from None
+        encoding = "utf-8"  # undecodable bytes in the first lines: say where, below
     try:
         return data.decode("utf-8-sig" if encoding == "utf-8-sig" else encoding)
     except (UnicodeDecodeError, LookupError) as exc:

@@ -119,7 +119,7 @@ def _excluded(path: Path, excludes: tuple[str, ...]) -> bool:
 def _ancestor_rules(folder: Path) -> list[IgnoreRules]:
     """.gitignore files above the linted folder, up to the repository root."""
     rules = []
-    cur = folder.resolve()
+    cur = Path(os.path.abspath(folder))
     for parent in [cur, *cur.parents]:
         r = IgnoreRules.read(parent)
         if r:
@@ -161,7 +161,7 @@ def _walk(root: Path, excludes: tuple[str, ...], respect_gitignore: bool) -> lis
 
     def visit(folder: Path, rules: list[IgnoreRules]) -> None:
         if respect_gitignore and folder != root:
-            own = IgnoreRules.read(folder)
+            own = IgnoreRules.read(Path(os.path.abspath(folder)))
             if own:
                 rules = rules + [own]
         try:
@@ -169,21 +169,22 @@ def _walk(root: Path, excludes: tuple[str, ...], respect_gitignore: bool) -> lis
         except OSError:
             return  # an unreadable sub-folder: nothing in it can be listed
         for entry in entries:
-            path = Path(entry.path)
+            path = Path(os.path.normpath(entry.path))
+            absolute = Path(os.path.abspath(entry.path))
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 is_dir = False
             if is_dir:
-                if entry.name in DEFAULT_EXCLUDES or _excluded(path, excludes) or _ignored(path, True, rules):
+                if entry.name in DEFAULT_EXCLUDES or _excluded(path, excludes) or _ignored(absolute, True, rules):
                     continue
                 visit(path, rules)
             elif entry.name.endswith((".py", ".pyi")):
                 if entry.is_symlink() and _is_dir_link(path):
                     continue
-                if _excluded(path, excludes) or _ignored(path, False, rules):
+                if _excluded(path, excludes) or _ignored(absolute, False, rules):
                     continue
-                found.append(entry.path)
+                found.append(str(path))
 
     visit(root, base_rules)
     return found

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from graddoctor.lint.analysis.model import FileAnalysis
+from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted
 
 CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
@@ -84,8 +84,11 @@ class _Builder:
             self.exprs(stmt, cond, nested)
 
     def exprs(self, root: ast.AST, cond: bool, nested: bool) -> None:
-        calls = [n for n in ast.walk(root) if type(n) is ast.Call]
+        calls = self.a.calls_of.get(id(root))
+        if calls is None:
+            calls = calls_in(root)
         if len(calls) > 1:
+            calls = list(calls)
             calls.sort(key=lambda c: (c.end_lineno, c.end_col_offset))  # inner calls finish first
         for call in calls:
             self.call(call, cond, nested)

@@ -10,6 +10,7 @@ name back to what it was made from.
 from __future__ import annotations
 
 import ast
+import bisect
 from dataclasses import dataclass, field
 
 from graddoctor.lint.analysis.names import Names, call_name, dotted
@@ -32,6 +33,7 @@ class Unit:
     name: str
     cls: "ClassInfo | None"
     bindings: dict[str, list["Binding"]] = field(default_factory=dict)
+    lines: dict[str, list[int]] = field(default_factory=dict)  # sorted binding lines, for bisect
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class FileAnalysis:
         self.augassigns: list[tuple[ast.AugAssign, Ctx]] = []
         self.loops: list[tuple[ast.stmt, Ctx]] = []
         self.unit_of: dict[int, Unit] = {}  # id(function node) -> Unit
+        self.calls_of: dict[int, list[ast.Call]] = {}  # id(statement or expression) -> the calls in it
         self._collect_classes()
         self.names = Names({c.name for c in self.classes.values() if c.is_module})
         module_unit = self._new_unit(tree, "<module>", None)
@@ -83,7 +86,7 @@ class FileAnalysis:
 
     # --- classes first: "is this class an nn.Module?" decides what `Net()` builds
     def _collect_classes(self) -> None:
-        defs = [n for n in ast.walk(self.tree) if isinstance(n, ast.ClassDef)]
+        defs = [n for n in _statements(self.tree.body) if type(n) is ast.ClassDef]
         bases = {d.name: {(dotted(b) or "").rsplit(".", 1)[-1] for b in d.bases} for d in defs}
         module_like = set(MODULE_BASES)
         changed = True
@@ -182,9 +185,10 @@ class FileAnalysis:
     def _exprs(self, nodes: list[ast.AST], ctx: Ctx) -> None:
         calls = self.calls
         for root in nodes:
-            for node in ast.walk(root):
-                if type(node) is ast.Call:
-                    calls.append((node, ctx))
+            found = calls_in(root)
+            self.calls_of[id(root)] = found
+            for node in found:
+                calls.append((node, ctx))
 
     def _bind(self, target: ast.expr, value: ast.expr, stmt: ast.stmt, ctx: Ctx, learn: bool = True) -> None:
         if isinstance(target, (ast.Tuple, ast.List)):
@@ -214,14 +218,61 @@ class FileAnalysis:
         found = unit.bindings.get(key)
         if not found:
             return None
-        best = None
-        for b in found:
-            if b.line < line or (b.line == line and not isinstance(b.stmt, (ast.For, ast.AsyncFor))):
-                best = b
-        return best or found[-1]
+        lines = unit.lines.get(key)
+        if lines is None or len(lines) != len(found):
+            found.sort(key=lambda b: b.line)
+            lines = unit.lines[key] = [b.line for b in found]
+        # A binding on the use's own line counts (`x = f(x)` is seen by the next line), except a
+        # `for` target, whose value is the iterable rather than the element.
+        i = bisect.bisect_right(lines, line)
+        while i > 0 and found[i - 1].line == line and isinstance(found[i - 1].stmt, (ast.For, ast.AsyncFor)):
+            i -= 1
+        return found[i - 1] if i > 0 else found[-1]
 
     def method_unit(self, node: ast.AST) -> Unit | None:
         return self.unit_of.get(id(node))
+
+
+_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.Constant, ast.Name)
+
+
+def _statements(body: list[ast.stmt]):
+    """Every statement, at any depth (classes and functions included), without visiting expressions."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, name, None)
+            if inner and type(inner) is list:
+                stack.extend(reversed(inner))
+        for handler in getattr(stmt, "handlers", ()):
+            stack.extend(reversed(handler.body))
+        for case in getattr(stmt, "cases", ()):
+            stack.extend(reversed(case.body))
+
+
+def calls_in(root: ast.AST) -> list[ast.Call]:
+    """Every call inside `root`, like filtering ast.walk, but skipping the leaves that cannot hold one.
+
+    This walk is most of lint's own time, so it avoids ast.walk's generator and
+    the visits of Load/Store/operator singletons, names and constants.
+    """
+    out: list[ast.Call] = []
+    stack = [root]
+    pop, push, more = stack.pop, stack.append, stack.extend
+    call_type, ast_type, leaves = ast.Call, ast.AST, _LEAVES
+    while stack:
+        node = pop()
+        if type(node) is call_type:
+            out.append(node)
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                more([v for v in value if isinstance(v, ast_type) and not isinstance(v, leaves)])
+            elif isinstance(value, ast_type) and not isinstance(value, leaves):
+                push(value)
+    return out
 
 
 def _grad_mode_of(expr: ast.expr) -> GradOff | None:
