@@ -233,6 +233,13 @@ def test_unreadable_paths(lint_cli):
         path.chmod(0o644)
 
 
+def test_fifo_is_gd000_not_a_hang(lint_cli):
+    os.mkfifo(lint_cli.path / "pipe.py")
+    ran = lint_cli("--format", "json", ".")
+    [finding] = json.loads(ran.stdout)["findings"]
+    assert finding["code"] == "GD000" and "not a regular file" in finding["message"]
+
+
 def test_many_files_in_parallel_give_the_same_result(lint_cli):
     for i in range(40):
         write(lint_cli.path, f"m{i:02d}.py", BROKEN if i % 3 == 0 else CLEAN)

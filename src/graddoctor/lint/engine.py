@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import io
 import os
+import stat
 import tokenize
 import warnings
 from collections.abc import Iterable
@@ -111,7 +112,10 @@ def _syntax_finding(exc: SyntaxError, filename: str, source: str) -> Finding:
 def lint_file(path: str, select=None, keep_fixes: bool = False) -> FileResult:
     """Read and check one file; a file that cannot be read is a GD000 finding."""
     try:
-        size = os.path.getsize(path)
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(0, "it is not a regular file (a pipe, socket or device would block or never end)")
+        size = info.st_size
         if size > MAX_BYTES:
             raise OSError(f"it is {size / 1e6:.0f} MB, larger than the {MAX_BYTES // 2**20} MiB limit for source files")
         with open(path, "rb") as handle:

@@ -56,7 +56,14 @@ class Reporter:
         )
 
     def segment(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.source, node) or ""
+        lines = self.__dict__.get("_encoded")
+        if lines is None:
+            lines = self._encoded = [line.encode() for line in self.source.splitlines(keepends=True)]
+        first, last = node.lineno - 1, node.end_lineno - 1
+        if first == last:
+            return lines[first][node.col_offset : node.end_col_offset].decode(errors="replace")
+        parts = [lines[first][node.col_offset :], *lines[first + 1 : last], lines[last][: node.end_col_offset]]
+        return b"".join(parts).decode(errors="replace")
 
     def add(
         self,

@@ -14,7 +14,7 @@ step or clear gradients, so the checks stay silent about them.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted
@@ -31,14 +31,27 @@ class Event:
     kind: str  # backward | step | zero_grad | clip | unscale | sched | opaque
     node: ast.AST
     target: str | None  # the optimizer (dotted) for step/zero_grad/unscale; scheduler for sched
-    conditional: bool
-    nested: bool
+    path: tuple  # the loops and branches (if/except/case nodes) around the call, outermost first
     scaled: bool = False  # backward of scaler.scale(loss); clip by a framework that unscales itself
     model_zero: bool = False  # model.zero_grad() / p.grad = None: clears whatever it owns
+    conditional: bool = False  # relative to one iteration: inside a branch of it
+    nested: bool = False  # relative to one iteration: inside a loop within it
 
     @property
     def line(self) -> int:
         return self.node.lineno
+
+    def within(self, loop: ast.AST | None) -> "Event":
+        """This event as seen from one pass through `loop` (None: through the whole function)."""
+        rest = self.path[self.path.index(loop) + 1 :] if loop is not None else self.path
+        if not rest:
+            return self
+        nested = any(type(m) in _LOOPS for m in rest)
+        conditional = any(type(m) not in _LOOPS for m in rest)
+        return replace(self, conditional=conditional, nested=nested)
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
 class _Builder:
@@ -47,53 +60,56 @@ class _Builder:
         self.names = analysis.names
         self.cls = analysis.classes.get(cls_name) if cls_name else None
         self.out: list[Event] = []
+        self.spans: list[tuple[ast.stmt, int, int]] = []  # loop, first and last+1 event index
         self.active: list[ast.AST] = []
 
-    def stmts(self, body: list[ast.stmt], cond: bool, nested: bool) -> None:
+    def stmts(self, body: list[ast.stmt], path: tuple) -> None:
         for stmt in body:
-            self.stmt(stmt, cond, nested)
+            self.stmt(stmt, path)
 
-    def stmt(self, stmt: ast.stmt, cond: bool, nested: bool) -> None:
+    def stmt(self, stmt: ast.stmt, path: tuple) -> None:
         kind = type(stmt)
         if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
             return
-        if kind in (ast.For, ast.AsyncFor, ast.While):
-            self.exprs(stmt.test if kind is ast.While else stmt.iter, cond, nested)
-            self.stmts(stmt.body, cond, True)
-            self.stmts(stmt.orelse, cond, nested)
+        if kind in _LOOPS:
+            self.exprs(stmt.test if kind is ast.While else stmt.iter, path)
+            first = len(self.out)
+            self.stmts(stmt.body, path + (stmt,))
+            if not self.active:
+                self.spans.append((stmt, first, len(self.out)))
+            self.stmts(stmt.orelse, path)
         elif kind in (ast.With, ast.AsyncWith):
             for item in stmt.items:
-                self.exprs(item.context_expr, cond, nested)
-            self.stmts(stmt.body, cond, nested)
+                self.exprs(item.context_expr, path)
+            self.stmts(stmt.body, path)
         elif kind is ast.If:
-            self.exprs(stmt.test, cond, nested)
-            self.stmts(stmt.body, True, nested)
-            self.stmts(stmt.orelse, True, nested)
+            self.exprs(stmt.test, path)
+            self.stmts(stmt.body, path + (stmt,))
+            self.stmts(stmt.orelse, path + (stmt,))
         elif kind is ast.Try or kind.__name__ == "TryStar":
-            self.stmts(stmt.body, cond, nested)
+            self.stmts(stmt.body, path)
             for h in stmt.handlers:
-                self.stmts(h.body, True, nested)
-            self.stmts(stmt.orelse, cond, nested)
-            self.stmts(stmt.finalbody, cond, nested)
+                self.stmts(h.body, path + (h,))
+            self.stmts(stmt.orelse, path)
+            self.stmts(stmt.finalbody, path)
         elif kind is ast.Match:
             for case in stmt.cases:
-                self.stmts(case.body, True, nested)
+                self.stmts(case.body, path + (case,))
         elif kind is ast.Assign and _clears_grad(stmt):
-            self.out.append(Event("zero_grad", stmt, None, cond, nested, model_zero=True))
+            self.out.append(Event("zero_grad", stmt, None, path, model_zero=True))
         else:
-            self.exprs(stmt, cond, nested)
+            self.exprs(stmt, path)
 
-    def exprs(self, root: ast.AST, cond: bool, nested: bool) -> None:
+    def exprs(self, root: ast.AST, path: tuple) -> None:
         calls = self.a.calls_of.get(id(root))
         if calls is None:
             calls = calls_in(root)
         if len(calls) > 1:
-            calls = list(calls)
-            calls.sort(key=lambda c: (c.end_lineno, c.end_col_offset))  # inner calls finish first
+            calls = sorted(calls, key=lambda c: (c.end_lineno, c.end_col_offset))  # inner calls finish first
         for call in calls:
-            self.call(call, cond, nested)
+            self.call(call, path)
 
-    def call(self, call: ast.Call, cond: bool, nested: bool) -> None:
+    def call(self, call: ast.Call, path: tuple) -> None:
         func = call.func
         name = call_name(call)
         names = self.names
@@ -102,38 +118,38 @@ class _Builder:
         if name == "backward" and recv is not None and dotted(func) != "torch.autograd.backward":
             scaled = isinstance(recv, ast.Call) and call_name(recv) == "scale"
             if dotted(recv) in ("accelerator", "fabric", "self.accelerator", "self.fabric") or names.of(recv) == "accelerator":
-                emit(Event("backward", call, None, cond, nested))
+                emit(Event("backward", call, None, path))
             elif not _is_module_call(recv):
-                emit(Event("backward", call, None, cond, nested, scaled=scaled))
+                emit(Event("backward", call, None, path, scaled=scaled))
         elif name == "backward" or name in BACKWARD_HELPERS:
-            emit(Event("backward", call, None, cond, nested))
+            emit(Event("backward", call, None, path))
         elif name == "step" and recv is not None:
             if names.is_scaler(recv):
                 opt = call.args[0] if call.args else None
-                emit(Event("step", call, dotted(opt) if opt is not None else None, cond, nested, scaled=True))
+                emit(Event("step", call, dotted(opt) if opt is not None else None, path, scaled=True))
             elif names.is_scheduler(recv):
-                emit(Event("sched", call, dotted(recv), cond, nested))
+                emit(Event("sched", call, dotted(recv), path))
             elif names.is_optimizer(recv):
-                emit(Event("step", call, _key(recv), cond, nested))
+                emit(Event("step", call, _key(recv), path))
         elif name == "optimizer_step":  # xm.optimizer_step(opt), Lightning's hooks
-            emit(Event("step", call, None, cond, nested))
+            emit(Event("step", call, None, path))
         elif name == "zero_grad" and recv is not None:
             if names.is_optimizer(recv):
-                emit(Event("zero_grad", call, _key(recv), cond, nested))
+                emit(Event("zero_grad", call, _key(recv), path))
             else:
-                emit(Event("zero_grad", call, None, cond, nested, model_zero=True))
+                emit(Event("zero_grad", call, None, path, model_zero=True))
         elif name in ("zero_", "detach_") and recv is not None and isinstance(recv, ast.Attribute) and recv.attr == "grad":
-            emit(Event("zero_grad", call, None, cond, nested, model_zero=True))
+            emit(Event("zero_grad", call, None, path, model_zero=True))
         elif name in CLIP_FUNCTIONS or name in SELF_UNSCALING_CLIP:
             framework = name in SELF_UNSCALING_CLIP or (recv is not None and not _is_torch_utils(recv))
-            emit(Event("clip", call, None, cond, nested, scaled=framework))
+            emit(Event("clip", call, None, path, scaled=framework))
         elif name == "unscale_" and recv is not None:
             opt = call.args[0] if call.args else None
-            emit(Event("unscale", call, dotted(opt) if opt is not None else None, cond, nested))
+            emit(Event("unscale", call, dotted(opt) if opt is not None else None, path))
         else:
-            self.follow(call, cond, nested)
+            self.follow(call, path)
 
-    def follow(self, call: ast.Call, cond: bool, nested: bool) -> None:
+    def follow(self, call: ast.Call, path: tuple) -> None:
         """Inline a same-file helper; mark calls we cannot see into that get the optimizer."""
         target = None
         func = call.func
@@ -145,12 +161,12 @@ class _Builder:
             if target in self.active or len(self.active) >= _MAX_DEPTH:
                 return
             self.active.append(target)
-            self.stmts(target.body, cond, nested)
+            self.stmts(target.body, path)
             self.active.pop()
             return
         for arg in list(call.args) + [k.value for k in call.keywords]:
             if isinstance(arg, (ast.Name, ast.Attribute)) and self.names.is_optimizer(arg):
-                self.out.append(Event("opaque", call, _key(arg), cond, nested))
+                self.out.append(Event("opaque", call, _key(arg), path))
                 return
 
 
@@ -176,8 +192,14 @@ def _clears_grad(stmt: ast.Assign) -> bool:
     return any(isinstance(t, ast.Attribute) and t.attr == "grad" for t in stmt.targets)
 
 
+def unit_events(body: list[ast.stmt], analysis: FileAnalysis, cls_name: str | None = None):
+    """One pass over a function (or module) body: its events in order, and each loop's slice of them."""
+    builder = _Builder(analysis, cls_name)
+    builder.stmts(body, ())
+    return builder.out, builder.spans
+
+
 def iteration_events(body: list[ast.stmt], analysis: FileAnalysis, cls_name: str | None = None) -> list[Event]:
     """The training calls of one pass through `body`, in order."""
-    builder = _Builder(analysis, cls_name)
-    builder.stmts(body, False, False)
-    return builder.out
+    events, _ = unit_events(body, analysis, cls_name)
+    return [e.within(None) for e in events]

@@ -79,29 +79,29 @@ class FileAnalysis:
         self.loops: list[tuple[ast.stmt, Ctx]] = []
         self.unit_of: dict[int, Unit] = {}  # id(function node) -> Unit
         self.calls_of: dict[int, list[ast.Call]] = {}  # id(statement or expression) -> the calls in it
-        self._collect_classes()
-        self.names = Names({c.name for c in self.classes.values() if c.is_module})
+        self._pending: list[tuple[ast.expr, ast.expr]] = []  # (target, value) to classify after the walk
         module_unit = self._new_unit(tree, "<module>", None)
         self._stmts(tree.body, Ctx(module_unit, None, ()))
+        # What `Net()` builds depends on every class in the file, so names are judged after the walk.
+        self._resolve_classes()
+        self.names = Names({c.name for c in self.classes.values() if c.is_module})
+        for target, value in self._pending:
+            self.names.learn(target, value)
+        del self._pending
 
-    # --- classes first: "is this class an nn.Module?" decides what `Net()` builds
-    def _collect_classes(self) -> None:
-        defs = [n for n in _statements(self.tree.body) if type(n) is ast.ClassDef]
-        bases = {d.name: {(dotted(b) or "").rsplit(".", 1)[-1] for b in d.bases} for d in defs}
+    def _resolve_classes(self) -> None:
+        """Which classes are nn.Modules: subclasses of nn.Module (or of such classes) in this file."""
+        bases = {info.name: {(dotted(b) or "").rsplit(".", 1)[-1] for b in info.node.bases} for info in self.classes.values()}
         module_like = set(MODULE_BASES)
         changed = True
-        while changed:  # subclasses of subclasses of nn.Module in the same file
+        while changed:
             changed = False
             for name, bs in bases.items():
                 if name not in module_like and bs & module_like:
                     module_like.add(name)
                     changed = True
-        for d in defs:
-            info = ClassInfo(d.name, d, d.name in module_like)
-            for item in d.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    info.methods[item.name] = item
-            self.classes[d.name] = info
+        for info in self.classes.values():
+            info.is_module = info.name in module_like
 
     def _new_unit(self, node: ast.AST, name: str, cls: ClassInfo | None) -> Unit:
         unit = Unit(node, name, cls)
@@ -132,7 +132,11 @@ class FileAnalysis:
             self._stmts(stmt.body, Ctx(unit, off, ()))
         elif kind is ast.ClassDef:
             self._exprs(stmt.bases, ctx)
-            info = self.classes.get(stmt.name)
+            info = ClassInfo(stmt.name, stmt, False)
+            for item in stmt.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    info.methods[item.name] = item
+            self.classes[stmt.name] = info
             inner = Unit(stmt, f"<class {stmt.name}>", info)
             self._stmts(stmt.body, Ctx(inner, ctx.grad_off, ()))
         elif kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
@@ -205,10 +209,21 @@ class FileAnalysis:
         if key is None:
             return
         if learn:
-            self.names.learn(target, value)
+            self._pending.append((target, value))
         ctx.unit.bindings.setdefault(key, []).append(Binding(key, value, stmt, ctx))
 
     # --- queries
+    def segment(self, node: ast.AST) -> str:
+        """The source text of `node` (ast.get_source_segment splits the whole file on every call)."""
+        lines = self.__dict__.get("_lines")
+        if lines is None:
+            lines = self._lines = [line.encode() for line in self.source.splitlines(keepends=True)]
+        first, last = node.lineno - 1, node.end_lineno - 1
+        if first == last:
+            return lines[first][node.col_offset : node.end_col_offset].decode(errors="replace")
+        parts = [lines[first][node.col_offset :], *lines[first + 1 : last], lines[last][: node.end_col_offset]]
+        return b"".join(parts).decode(errors="replace")
+
     def binding_before(self, unit: Unit, key: str, line: int) -> Binding | None:
         """The assignment of `key` that a use on `line` most likely sees.
 
@@ -233,23 +248,15 @@ class FileAnalysis:
         return self.unit_of.get(id(node))
 
 
-_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.Constant, ast.Name)
+def _leaf_types() -> frozenset:
+    """Node and value types that never contain a call: contexts, operators, names, constants, plain values."""
+    types = {ast.Constant, ast.Name, str, int, float, complex, bytes, bool, type(None), type(...)}
+    for base in (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop):
+        types.update(base.__subclasses__())
+    return frozenset(types)
 
 
-def _statements(body: list[ast.stmt]):
-    """Every statement, at any depth (classes and functions included), without visiting expressions."""
-    stack = list(reversed(body))
-    while stack:
-        stmt = stack.pop()
-        yield stmt
-        for name in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, name, None)
-            if inner and type(inner) is list:
-                stack.extend(reversed(inner))
-        for handler in getattr(stmt, "handlers", ()):
-            stack.extend(reversed(handler.body))
-        for case in getattr(stmt, "cases", ()):
-            stack.extend(reversed(case.body))
+_LEAVES = _leaf_types()
 
 
 def calls_in(root: ast.AST) -> list[ast.Call]:
@@ -261,16 +268,17 @@ def calls_in(root: ast.AST) -> list[ast.Call]:
     out: list[ast.Call] = []
     stack = [root]
     pop, push, more = stack.pop, stack.append, stack.extend
-    call_type, ast_type, leaves = ast.Call, ast.AST, _LEAVES
+    call_type, leaves = ast.Call, _LEAVES
     while stack:
         node = pop()
         if type(node) is call_type:
             out.append(node)
         for name in node._fields:
-            value = getattr(node, name, None)
-            if type(value) is list:
-                more([v for v in value if isinstance(v, ast_type) and not isinstance(v, leaves)])
-            elif isinstance(value, ast_type) and not isinstance(value, leaves):
+            value = getattr(node, name)
+            kind = type(value)
+            if kind is list:
+                more([v for v in value if type(v) not in leaves])
+            elif kind not in leaves:
                 push(value)
     return out
 

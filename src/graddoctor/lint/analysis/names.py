@@ -31,7 +31,21 @@ _SCHED_NAME = re.compile(r"sched|lr_s", re.I)
 
 
 def dotted(node: ast.AST) -> str | None:
-    """`self.opt` for an Attribute chain of Names; None for anything else."""
+    """`self.opt` for an Attribute chain of Names; None for anything else (memoised on the node)."""
+    kind = type(node)
+    if kind is ast.Name:
+        return node.id
+    if kind is not ast.Attribute:
+        return None
+    try:
+        return node._gd_dotted  # type: ignore[attr-defined]
+    except AttributeError:
+        pass
+    node._gd_dotted = result = _dotted(node)  # type: ignore[attr-defined]
+    return result
+
+
+def _dotted(node: ast.AST) -> str | None:
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)

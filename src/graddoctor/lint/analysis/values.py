@@ -113,8 +113,13 @@ def back(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> Iterator[tup
 
 
 def backward_calls(a: FileAnalysis):
-    """Every `X.backward()` (and `accelerator.backward(X)`...) with its receiver X and context."""
-    out = []
+    """Every `X.backward()` (and `accelerator.backward(X)`...) with its receiver X and context (cached on `a`)."""
+    cached = a.__dict__.get("_backward_calls")
+    if cached is not None:
+        return cached
+    out = a._backward_calls = []
+    if "backward" not in a.source:
+        return out
     for call, ctx in a.calls:
         func = call.func
         if not isinstance(func, ast.Attribute):

@@ -32,9 +32,12 @@ def _requires_grad_tensor(value: ast.expr) -> bool:
 def check(a: FileAnalysis, r: Reporter) -> None:
     if "self." not in a.source:
         return
+    by_unit = None
     for info in a.classes.values():
         if not info.is_module:
             continue
+        if by_unit is None:
+            by_unit = _calls_by_unit(a)
         last: dict[str, tuple] = {}  # self.X -> its last assignment in the class
         appended: dict[str, ast.Call] = {}
         for method in info.methods.values():
@@ -46,10 +49,9 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                     for b in bindings:
                         if key not in last or b.line > last[key][0].lineno:
                             last[key] = (b.stmt, b.value)
-            for node in ast.walk(method):
+            for node, ctx in by_unit.get(id(unit), ()):
                 if (
-                    isinstance(node, ast.Call)
-                    and call_name(node) in ("append", "extend", "insert")
+                    call_name(node) in ("append", "extend", "insert")
                     and isinstance(node.func, ast.Attribute)
                     and dotted(node.func.value)
                     and node.args
@@ -80,6 +82,13 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                     stmt,
                     hint=f"Register it: `self.{attr} = nn.Parameter(torch....)` (without requires_grad=True).",
                 )
+
+
+def _calls_by_unit(a: FileAnalysis) -> dict[int, list]:
+    by_unit: dict[int, list] = {}
+    for call, ctx in a.calls:
+        by_unit.setdefault(id(ctx.unit), []).append((call, ctx))
+    return by_unit
 
 
 def _has_elements(value: ast.expr) -> bool:

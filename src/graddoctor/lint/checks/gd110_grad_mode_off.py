@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from graddoctor.lint.analysis.model import Binding, FileAnalysis, GradOff, Unit
+from graddoctor.lint.analysis.model import Binding, FileAnalysis, GradOff, Unit, calls_in
 from graddoctor.lint.analysis.names import dotted
 from graddoctor.lint.analysis.values import backward_calls, is_model_call
 from graddoctor.lint.reporter import Reporter
@@ -19,7 +19,7 @@ def _producers(a: FileAnalysis, unit: Unit, b: Binding, depth: int, seen: set[in
         return []
     seen.add(id(b))
     out: list[Binding] = []
-    if any(isinstance(n, ast.Call) and is_model_call(a, n) for n in ast.walk(b.value)):
+    if any(is_model_call(a, n) for n in calls_in(b.value)):
         out.append(b)
     for node in ast.walk(b.value):
         if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
@@ -32,9 +32,16 @@ def _producers(a: FileAnalysis, unit: Unit, b: Binding, depth: int, seen: set[in
     return out
 
 
+def _has_grad_off(unit: Unit) -> bool:
+    cached = unit.__dict__.get("_gd_grad_off")
+    if cached is None:
+        cached = unit._gd_grad_off = any(b.ctx.grad_off for bs in unit.bindings.values() for b in bs)
+    return cached
+
+
 def _decorated_helper(a: FileAnalysis, value: ast.expr) -> tuple[GradOff, ast.Call] | None:
-    for node in ast.walk(value):
-        if isinstance(node, ast.Call):
+    for node in calls_in(value):
+        if True:
             name = dotted(node.func) or ""
             name = name[5:] if name.startswith("self.") else name
             if name in a.grad_off_functions:
@@ -57,6 +64,8 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         if helper is not None:
             lead = f"The loss comes from `{r.segment(helper[1].func)}()` (line {helper[1].lineno}), which runs"
             _report(r, helper[0], helper[1].lineno, recv, call, lead)
+            continue
+        if not _has_grad_off(ctx.unit):
             continue
         producers = _producers(a, ctx.unit, loss, 0, set())
         if producers and all(p.ctx.grad_off is not None for p in producers):

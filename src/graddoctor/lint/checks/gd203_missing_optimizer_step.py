@@ -40,7 +40,7 @@ def _has_optimizer(a: FileAnalysis, it) -> bool:
 def _manual_update(a: FileAnalysis) -> bool:
     """`p -= lr * p.grad` / `p.data.add_(...)` under no_grad: training without an optimizer."""
     for aug, ctx in a.augassigns:
-        if "grad" in (ast.get_source_segment(a.source, aug.value) or ""):
+        if any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(aug.value)):
             return True
     return any(
         isinstance(call.func, ast.Attribute) and call.func.attr.endswith("_") and "grad" in (dotted(call.func.value) or "")
@@ -54,11 +54,12 @@ def _manual_update(a: FileAnalysis) -> bool:
 def check(a: FileAnalysis, r: Reporter) -> None:
     if "backward" not in a.source:
         return
-    loops = [it for it in iterations(a) if it.kind == "loop" and it.of("backward")]
-    if not loops or _optimizer_escapes(a) or _manual_update(a):
+    its = iterations(a)
+    loops = [it for it in its if it.kind == "loop" and it.of("backward")]
+    if not loops or any(e.kind in ("step", "opaque") for it in its for e in it.events):
         return
     it = loops[0]
-    if not _has_optimizer(a, it):
+    if not _has_optimizer(a, it) or _optimizer_escapes(a) or _manual_update(a):
         return
     backward = it.of("backward")[0]
     r.add(

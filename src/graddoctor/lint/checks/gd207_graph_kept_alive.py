@@ -95,7 +95,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
     for node, key, value, ctx in candidates:
         loop = ctx.loops[-1]
         trains = id(loop) in loop_backward
-        if not trains and not _DATA_ITER.search(ast.get_source_segment(a.source, getattr(loop, "iter", loop)) or ""):
+        if not trains and not _DATA_ITER.search(a.segment(getattr(loop, "iter", loop))):
             continue  # summing per-head losses in a small loop is how losses are built, not a leak
         if not _defined_outside(a, ctx, key, loop):
             continue
