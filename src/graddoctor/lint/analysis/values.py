@@ -17,7 +17,7 @@ from graddoctor.lint.analysis.names import call_name, dotted
 
 NEUTRAL_METHODS = frozenset(
     "mean sum float double half squeeze unsqueeze view reshape to cuda cpu contiguous clone flatten abs neg "
-    "requires_grad_ type_as".split()
+    "type_as".split()
 )
 LOSS_FUNCTIONS = frozenset(
     "cross_entropy nll_loss mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy "

@@ -6,7 +6,8 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name
-from graddoctor.lint.analysis.values import backward_calls, step_back
+from graddoctor.lint.analysis.model import calls_in
+from graddoctor.lint.analysis.values import back, backward_calls, is_loss_call, is_model_call, step_back
 from graddoctor.lint.checks.gd101_loss_is_python_number import REWRAPS, conversion
 from graddoctor.lint.reporter import Reporter
 
@@ -23,22 +24,30 @@ CUTS = {
 }
 
 
-def cut_reason(expr: ast.expr) -> tuple[ast.AST, str] | None:
+def cut_reason(expr: ast.expr) -> tuple[ast.AST, ast.expr, str] | None:
+    """(the cut, the tensor it cuts, why) when `expr` ends the graph."""
     if isinstance(expr, ast.Attribute) and expr.attr == "data":
-        return expr, "`.data` is a view without autograd history"
+        return expr, expr.value, "`.data` is a view without autograd history"
     if isinstance(expr, ast.Compare):
-        return expr, "a comparison returns a bool tensor without gradient"
+        return expr, expr.left, "a comparison returns a bool tensor without gradient"
     if isinstance(expr, ast.Call):
         name = call_name(expr)
         if isinstance(expr.func, ast.Attribute) and name in CUTS:
-            return expr, CUTS[name]
-        if name in ("argmax", "argmin") and isinstance(expr.func, ast.Attribute):
-            return expr, CUTS[name]
+            return expr, expr.func.value, CUTS[name]
         if name in REWRAPS and expr.args and not any(conversion(n) for n in ast.walk(expr.args[0])):
-            if isinstance(expr.args[0], (ast.Constant, ast.List, ast.Tuple)):
-                return None  # a fresh tensor from literals is a leaf, not a cut
-            return expr, f"`{name}(...)` copies the values into a new tensor without history"
+            return expr, expr.args[0], f"`{name}(...)` copies the values into a new tensor without history"
     return None
+
+
+def carries_graph(a: FileAnalysis, unit, expr: ast.expr, line: int) -> bool:
+    """Whether `expr` is (made from) a model's output or a loss: only then is cutting it a loss of gradient.
+
+    `detach()` of data, or a leaf made from a numpy array, is correct code.
+    """
+    for value, _ in back(a, unit, expr, line):
+        if any(is_model_call(a, c) or is_loss_call(a, c) for c in calls_in(value)):
+            return True
+    return False
 
 
 def check(a: FileAnalysis, r: Reporter) -> None:
@@ -47,7 +56,9 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         for _ in range(10):
             found = cut_reason(expr)
             if found is not None:
-                node, why = found
+                node, operand, why = found
+                if not carries_graph(a, ctx.unit, operand, line - 1):  # what the name held before this line
+                    break
                 r.add(
                     CODE,
                     f"The loss passed to backward (line {call.lineno}) has no graph: `{r.segment(node)}` cuts it; {why}.",

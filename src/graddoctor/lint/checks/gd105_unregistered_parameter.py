@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from graddoctor.lint.analysis.model import FileAnalysis
+from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted, keyword, strip_to
 from graddoctor.lint.reporter import Reporter
 
@@ -12,9 +12,19 @@ CODE = "GD105"
 FACTORIES = frozenset("randn rand zeros ones empty full tensor eye arange linspace normal randn_like zeros_like ones_like".split())
 
 
+PARAMETER_FREE = frozenset(
+    "ReLU ReLU6 LeakyReLU GELU SiLU Mish ELU SELU CELU Tanh Sigmoid Softmax LogSoftmax Softplus Softsign Hardtanh "
+    "Hardswish Hardsigmoid Tanhshrink Identity Dropout Dropout1d Dropout2d Dropout3d AlphaDropout Flatten Unflatten "
+    "MaxPool1d MaxPool2d MaxPool3d AvgPool1d AvgPool2d AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d "
+    "AdaptiveMaxPool1d AdaptiveMaxPool2d Upsample PixelShuffle PixelUnshuffle ZeroPad2d ConstantPad2d".split()
+)
+
+
 def _module_ctor(a: FileAnalysis, node: ast.AST) -> ast.Call | None:
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Call) and a.names.classify_call(strip_to(sub)) == "module":
+    """A constructor of a module that has parameters (a list of ReLUs loses nothing)."""
+    for sub in calls_in(node):
+        inner = strip_to(sub)
+        if isinstance(inner, ast.Call) and a.names.classify_call(inner) == "module" and call_name(inner) not in PARAMETER_FREE:
             return sub
     return None
 

@@ -13,23 +13,34 @@ CODE = "GD110"
 _DEPTH = 4
 
 
-def _producers(a: FileAnalysis, unit: Unit, b: Binding, depth: int, seen: set[int]) -> list[Binding]:
-    """Assignments feeding `b` whose value runs a model forward (the tensors that could carry a graph)."""
-    if depth > _DEPTH or id(b) in seen:
-        return []
-    seen.add(id(b))
-    out: list[Binding] = []
-    if any(is_model_call(a, n) for n in calls_in(b.value)):
-        out.append(b)
-    for node in ast.walk(b.value):
-        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
-            key = dotted(node)
-            if not key:
-                continue
-            prev = a.binding_before(unit, key, b.line if key != b.key else b.line - 1)
-            if prev is not None and prev is not b and isinstance(prev.stmt, (ast.Assign, ast.AnnAssign)):
-                out.extend(_producers(a, unit, prev, depth + 1, seen))
-    return out
+_DATA_METHODS = frozenset(
+    "to cuda cpu float double half long int bool view reshape unsqueeze squeeze permute flatten contiguous "
+    "clone detach next iter len get items keys values".split()
+)
+
+
+def _grad_off_inputs(a: FileAnalysis, unit: Unit, loss: Binding) -> list[Binding] | None:
+    """The loss's inputs made under no_grad, when every other input is plain data; else None.
+
+    An input computed outside no_grad by anything but a data method (`.to()`,
+    `.view()`...) may carry the graph (a head on frozen features), so we stay silent.
+    """
+    if any(is_model_call(a, c) for c in calls_in(loss.value)):
+        return None  # the loss runs a forward pass itself, outside no_grad
+    off: list[Binding] = []
+    callees = {id(c.func) for c in calls_in(loss.value)}
+    for node in ast.walk(loss.value):
+        if not isinstance(node, (ast.Name, ast.Attribute)) or id(node) in callees or not isinstance(node.ctx, ast.Load):
+            continue
+        key = dotted(node)
+        b = a.binding_before(unit, key, loss.line) if key else None
+        if b is None or b is loss or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
+            continue  # a parameter, a loop variable, a global: data
+        if b.ctx.grad_off is not None:
+            off.append(b)
+        elif any(not (isinstance(c.func, ast.Attribute) and c.func.attr in _DATA_METHODS) for c in calls_in(b.value)):
+            return None
+    return off or None
 
 
 def _has_grad_off(unit: Unit) -> bool:
@@ -41,11 +52,10 @@ def _has_grad_off(unit: Unit) -> bool:
 
 def _decorated_helper(a: FileAnalysis, value: ast.expr) -> tuple[GradOff, ast.Call] | None:
     for node in calls_in(value):
-        if True:
-            name = dotted(node.func) or ""
-            name = name[5:] if name.startswith("self.") else name
-            if name in a.grad_off_functions:
-                return a.grad_off_functions[name], node
+        name = dotted(node.func) or ""
+        name = name[5:] if name.startswith("self.") else name
+        if name in a.grad_off_functions:
+            return a.grad_off_functions[name], node
     return None
 
 
@@ -67,8 +77,8 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             continue
         if not _has_grad_off(ctx.unit):
             continue
-        producers = _producers(a, ctx.unit, loss, 0, set())
-        if producers and all(p.ctx.grad_off is not None for p in producers):
+        producers = _grad_off_inputs(a, ctx.unit, loss)
+        if producers:
             first = producers[0]
             lead = f"`{first.key}`, which the loss is made from, is computed on line {first.line}"
             _report(r, first.ctx.grad_off, first.line, recv, call, lead)

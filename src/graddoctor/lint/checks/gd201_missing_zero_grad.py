@@ -21,7 +21,10 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         clears = it.of("zero_grad")
         if any(e.model_zero or e.target is None for e in clears):
             continue
+        stepped = {e.target for e in steps}
         cleared = {e.target for e in clears}
+        if not cleared <= stepped:
+            continue  # `opt.zero_grad()` on a name we cannot match (a loop variable, an alias): it may be this one
         for step in steps:
             if step.target is None or step.target in cleared:
                 continue
