@@ -6,8 +6,10 @@ file of ten, broken), at least 200,000 lines; nothing generated is committed.
 
 Rows:
 - ast.parse floor: parse every file, one process, sources already in memory.
-- graddoctor, 1 process: decode + parse + analyse + every check, sources in memory.
-- graddoctor, all cores: `lint_paths` as the CLI runs it (reads files, one process per core).
+- graddoctor, 1 process: decode + parse + analyse + every check, sources in memory;
+  timed file by file right after the floor's parse of the same file, best of 3 rounds.
+- graddoctor, all cores: `lint_paths` as the CLI runs it (reads files, one process per core),
+  against one plain pass of the floor.
 - TorchFix (if installed) on a subset, one job, against the floor and graddoctor on that subset.
 
 Run: `python benchmarks/bench_lint.py` (or `make bench`). Set BENCH_LINT_LINES to change the size.
@@ -65,6 +67,32 @@ def generate(folder: Path, min_lines: int) -> list[Path]:
     return files
 
 
+def _interleaved(sources, rounds: int = 3) -> tuple[float, float]:
+    """Total ast.parse and lint time, each file's best of `rounds`, the two timed back to back per file.
+
+    The machines these run on are shared: timing parse and lint in separate
+    blocks lets a burst of someone else's load land on one of them only.
+    """
+    best_parse = [float("inf")] * len(sources)
+    best_lint = [float("inf")] * len(sources)
+    clock = time.perf_counter
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(rounds):
+            for i, (path, data) in enumerate(sources):
+                start = clock()
+                try:
+                    ast.parse(data, filename=path)
+                except SyntaxError:
+                    pass
+                middle = clock()
+                lint_source(data, path)
+                end = clock()
+                best_parse[i] = min(best_parse[i], middle - start)
+                best_lint[i] = min(best_lint[i], end - middle)
+    return sum(best_parse), sum(best_lint)
+
+
 def _timed(fn, repeat: int = 1) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -74,7 +102,7 @@ def _timed(fn, repeat: int = 1) -> float:
     return best
 
 
-def _parse_all(sources):
+def _parse_all(sources) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for path, data in sources:
@@ -82,11 +110,6 @@ def _parse_all(sources):
                 ast.parse(data, filename=path)
             except SyntaxError:
                 pass
-
-
-def _lint_all(sources):
-    for path, data in sources:
-        lint_source(data, path)
 
 
 def _torchfix(paths: list[str]) -> float | None:
@@ -118,18 +141,19 @@ def main() -> None:
         cores = os.cpu_count() or 1
         print(f"corpus: {len(paths)} files, {n_lines:,} lines ({len(generated)} generated, {len(own_tests)} from tests/); {cores} cores")
 
-        floor = _timed(lambda: _parse_all(sources), repeat=2)
-        serial = _timed(lambda: _lint_all(sources), repeat=2)
-        parallel = _timed(lambda: lint_paths(paths, jobs=cores), repeat=2)
+        floor, serial = _interleaved(sources)
+        wall_floor = _timed(lambda: _parse_all(sources))
+        parallel = _timed(lambda: lint_paths(paths, jobs=cores))
         findings = sum(len(r.findings) for r in lint_paths(paths, jobs=cores))
-        print(f"{'variant':<34}{'seconds':>9}{'lines/s':>12}{'x floor':>9}")
-        for name, t in [
-            ("ast.parse floor (1 process)", floor),
-            ("graddoctor lint (1 process)", serial),
-            (f"graddoctor lint ({cores} processes, CLI path)", parallel),
+        print(f"{'variant':<44}{'seconds':>9}{'lines/s':>12}{'x floor':>9}")
+        for name, t, base in [
+            ("ast.parse floor (1 process, per-file best)", floor, floor),
+            ("graddoctor lint (1 process, per-file best)", serial, floor),
+            ("ast.parse floor (1 process, one pass)", wall_floor, wall_floor),
+            (f"graddoctor lint ({cores} processes, CLI path)", parallel, wall_floor),
         ]:
-            print(f"{name:<34}{t:>9.2f}{n_lines / t:>12,.0f}{t / floor:>9.2f}")
-        print(f"findings: {findings} (the broken files, one in ten)")
+            print(f"{name:<44}{t:>9.2f}{n_lines / t:>12,.0f}{t / base:>9.2f}")
+        print(f"findings: {findings} (fixture templates hold deliberate bugs; one generated file in ten is broken)")
 
         subset, lines = [], 0
         for p, d in sources[len(own_tests):]:
@@ -142,8 +166,7 @@ def main() -> None:
         if tf is None:
             print("TorchFix: not installed (pip install torchfix) -- skipped")
             return
-        sub_floor = _timed(lambda: _parse_all(subset), repeat=3)
-        sub_lint = _timed(lambda: _lint_all(subset), repeat=3)
+        sub_floor, sub_lint = _interleaved(subset)
         print(f"\nTorchFix subset: {len(sub_paths)} files, {lines:,} lines, one process each")
         print(f"{'variant':<34}{'seconds':>9}{'x floor':>9}")
         for name, t in [("ast.parse floor", sub_floor), ("graddoctor lint", sub_lint), ("TorchFix 0.x (--select ALL, -j 1)", tf)]:

@@ -257,3 +257,17 @@ def test_black_box_command(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.startswith("::error file=train.py,line=6,col=5,")
+
+
+def test_pre_commit_hook_definition():
+    yaml = pytest.importorskip("yaml")
+    [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert hook["id"] == "graddoctor-lint" and hook["entry"] == "graddoctor lint"
+    assert hook["types"] == ["python"] and hook["language"] == "python"
+
+
+def test_help_lists_the_options(lint_cli):
+    ran = lint_cli("--help")
+    assert ran.returncode == 0
+    for option in ("--format", "--select", "--ignore", "--fix", "--diff", "--fail-on", "--exclude"):
+        assert option in ran.stdout

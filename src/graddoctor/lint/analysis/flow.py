@@ -158,16 +158,30 @@ class _Builder:
         elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" and self.cls:
             target = self.cls.methods.get(func.attr)
         if target is not None:
-            if target in self.active or len(self.active) >= _MAX_DEPTH:
-                return
-            self.active.append(target)
-            self.stmts(target.body, path)
-            self.active.pop()
+            for e in self._helper_events(target):
+                self.out.append(Event(e.kind, e.node, e.target, path + e.path, e.scaled, e.model_zero) if path else e)
             return
         for arg in list(call.args) + [k.value for k in call.keywords]:
             if isinstance(arg, (ast.Name, ast.Attribute)) and self.names.is_optimizer(arg):
                 self.out.append(Event("opaque", call, _key(arg), path))
                 return
+
+
+    def _helper_events(self, target: ast.AST) -> list[Event]:
+        """The events of a same-file helper, computed once per file (a helper is often called from many loops)."""
+        memo = self.a.__dict__.setdefault("_helper_events", {})
+        key = id(target)
+        if key in memo:
+            return memo[key] or []
+        if len(self.active) >= _MAX_DEPTH:
+            return []
+        memo[key] = None  # in progress: a recursive helper contributes nothing to itself
+        cls_name = self.cls.name if self.cls is not None and target in self.cls.methods.values() else None
+        sub = _Builder(self.a, cls_name)
+        sub.active = self.active + [target]
+        sub.stmts(target.body, ())
+        memo[key] = sub.out
+        return sub.out
 
 
 def _key(node: ast.AST) -> str | None:
