@@ -271,3 +271,17 @@ def test_help_lists_the_options(lint_cli):
     assert ran.returncode == 0
     for option in ("--format", "--select", "--ignore", "--fix", "--diff", "--fail-on", "--exclude"):
         assert option in ran.stdout
+
+
+def test_internal_error_is_exit_3_and_says_so(lint_cli, monkeypatch):
+    """A bug in a check is graddoctor's failure: exit 3 with a request to report it, never a silent pass."""
+    from graddoctor.lint import engine
+
+    def broken_check(analysis, reporter):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(engine, "checks_for", lambda select=None: [broken_check])
+    write(lint_cli.path, "train.py", CLEAN)
+    ran = lint_cli("--jobs", "1", "train.py")
+    assert ran.returncode == 3
+    assert "internal error" in ran.stderr and "Please report" in ran.stderr

@@ -8,7 +8,7 @@ from pathlib import Path
 from graddoctor.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, FAIL_ON, _Parser
 from graddoctor.finding import sort_findings
 from graddoctor.lint import config as config_mod
-from graddoctor.lint.engine import lint_paths
+from graddoctor.lint.engine import lint_paths, prepare_process
 from graddoctor.lint.files import PathError, collect
 from graddoctor.lint.selection import Selection
 
@@ -56,6 +56,7 @@ def lint_command(argv: list[str]) -> int:
         print(f"graddoctor lint: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     fixing = opts.fix or opts.diff
+    prepare_process()
     results = lint_paths(files, selection, keep_fixes=fixing, jobs=opts.jobs)
     findings = [f for r in results for f in r.findings if selection(f.code)]
     if fixing:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import gc
 import io
 import os
 import stat
@@ -35,6 +36,11 @@ def decode(data: bytes) -> str:
     """Decode like Python does (BOM, `# -*- coding: ... -*-` cookie, else UTF-8)."""
     if b"\x00" in data[:8192]:
         raise ValueError("it is a binary file, not Python source (it contains NUL bytes)")
+    if not data.startswith(b"\xef\xbb\xbf") and b"coding" not in data[:400]:
+        try:  # the common case, without tokenize's line-by-line encoding detection
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
@@ -61,9 +67,12 @@ def lint_source(source: str | bytes, filename: str = "<string>", select=None, ke
             result.findings.append(make("GD000", f"Cannot read {filename}: {exc}.", file=filename, line=1, column=1))
             return result
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escape sequences etc. are not ours to report
+        if _warnings_silenced:
             tree = ast.parse(source, filename=filename)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # invalid escape sequences etc. are not ours to report
+                tree = ast.parse(source, filename=filename)
     except SyntaxError as exc:
         result.findings.append(_syntax_finding(exc, filename, source))
         return result
@@ -124,6 +133,25 @@ def lint_file(path: str, select=None, keep_fixes: bool = False) -> FileResult:
         reason = exc.strerror or str(exc)
         return FileResult(path, [make("GD000", f"Cannot read {path}: {reason}.", file=path, line=None)])
     return lint_source(data, path, select, keep_fixes)
+
+
+_warnings_silenced = False
+
+
+def prepare_process() -> None:
+    """Set up a process that only lints: done by the CLI and its workers, never by `lint_source` alone.
+
+    Compiler warnings (invalid escapes in the user's strings) are not ours to
+    print. `gc.freeze()` moves everything imported so far (torch, by way of the
+    graddoctor package) out of the collector's sight: the syntax trees lint
+    allocates otherwise trigger full collections that walk torch's objects, which
+    doubled the per-file cost.
+    """
+    global _warnings_silenced
+    warnings.filterwarnings("ignore", category=SyntaxWarning)
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module="ast")
+    _warnings_silenced = True
+    gc.freeze()
 
 
 def _lint_chunk(args) -> list[FileResult]:

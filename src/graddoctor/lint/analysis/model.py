@@ -184,7 +184,8 @@ class FileAnalysis:
             self._exprs([stmt.value, stmt.target], ctx)
             self.augassigns.append((stmt, ctx))
         else:
-            self._exprs([stmt], ctx)
+            if kind not in _NO_CALLS:
+                self._exprs([stmt], ctx)
 
     def _exprs(self, nodes: list[ast.AST], ctx: Ctx) -> None:
         calls = self.calls
@@ -259,26 +260,42 @@ def _leaf_types() -> frozenset:
 _LEAVES = _leaf_types()
 
 
+_NO_CALLS = frozenset({ast.Import, ast.ImportFrom, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal})
+_NO_CHILDREN = frozenset(
+    {"ctx", "op", "ops", "id", "attr", "arg", "name", "names", "type_comment", "kind", "is_async", "level", "module",
+     "conversion", "value_name", "asname"}
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _NO_CHILDREN)
+    return fields
+
+
 def calls_in(root: ast.AST) -> list[ast.Call]:
     """Every call inside `root`, like filtering ast.walk, but skipping the leaves that cannot hold one.
 
-    This walk is most of lint's own time, so it avoids ast.walk's generator and
-    the visits of Load/Store/operator singletons, names and constants.
+    This walk is most of lint's own time, so it avoids ast.walk's generator,
+    visits only the fields that can hold expressions (not ctx, op, names), and
+    skips names and constants.
     """
     out: list[ast.Call] = []
     stack = [root]
     pop, push, more = stack.pop, stack.append, stack.extend
-    call_type, leaves = ast.Call, _LEAVES
+    call_type, leaves, table = ast.Call, _LEAVES, _CHILD_FIELDS
     while stack:
         node = pop()
-        if type(node) is call_type:
+        kind = type(node)
+        if kind is call_type:
             out.append(node)
-        for name in node._fields:
+        fields = table.get(kind) or _child_fields(kind)
+        for name in fields:
             value = getattr(node, name)
-            kind = type(value)
-            if kind is list:
+            vkind = type(value)
+            if vkind is list:
                 more([v for v in value if type(v) not in leaves])
-            elif kind not in leaves:
+            elif vkind not in leaves:
                 push(value)
     return out
 
