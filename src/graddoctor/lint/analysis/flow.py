@@ -14,7 +14,7 @@ step or clear gradients, so the checks stay silent about them.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted
@@ -23,6 +23,12 @@ CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_no
 # Framework clipping that unscales AMP gradients itself.
 SELF_UNSCALING_CLIP = frozenset({"clip_gradients"})
 BACKWARD_HELPERS = frozenset({"manual_backward"})
+_TRAINING_NAMES = (
+    frozenset({"backward", "step", "optimizer_step", "zero_grad", "zero_", "detach_", "unscale_"})
+    | BACKWARD_HELPERS
+    | CLIP_FUNCTIONS
+    | SELF_UNSCALING_CLIP
+)
 _MAX_DEPTH = 3
 
 
@@ -48,10 +54,11 @@ class Event:
             return self
         nested = any(type(m) in _LOOPS for m in rest)
         conditional = any(type(m) not in _LOOPS for m in rest)
-        return replace(self, conditional=conditional, nested=nested)
+        return Event(self.kind, self.node, self.target, self.path, self.scaled, self.model_zero, conditional, nested)
 
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_NAMED = (ast.Name, ast.Attribute)
 
 
 class _Builder:
@@ -111,7 +118,10 @@ class _Builder:
 
     def call(self, call: ast.Call, path: tuple) -> None:
         func = call.func
-        name = call_name(call)
+        name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else ""
+        if name not in _TRAINING_NAMES:
+            self.follow(call, path)
+            return
         names = self.names
         recv = func.value if isinstance(func, ast.Attribute) else None
         emit = self.out.append
@@ -153,16 +163,19 @@ class _Builder:
         """Inline a same-file helper; mark calls we cannot see into that get the optimizer."""
         target = None
         func = call.func
-        if isinstance(func, ast.Name):
+        kind = type(func)
+        if kind is ast.Name:
             target = self.a.functions.get(func.id)
-        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" and self.cls:
+        elif kind is ast.Attribute and self.cls and type(func.value) is ast.Name and func.value.id == "self":
             target = self.cls.methods.get(func.attr)
         if target is not None:
             for e in self._helper_events(target):
                 self.out.append(Event(e.kind, e.node, e.target, path + e.path, e.scaled, e.model_zero) if path else e)
             return
-        for arg in list(call.args) + [k.value for k in call.keywords]:
-            if isinstance(arg, (ast.Name, ast.Attribute)) and self.names.is_optimizer(arg):
+        if not call.args and not call.keywords:
+            return
+        for arg in call.args + [k.value for k in call.keywords]:
+            if type(arg) in _NAMED and self.names.is_optimizer(arg):
                 self.out.append(Event("opaque", call, _key(arg), path))
                 return
 

@@ -92,6 +92,7 @@ class Names:
         self.kind: dict[str, str] = {}  # dotted -> optimizer | scheduler | scaler | module | loss | accelerator
         self.cls: dict[str, str] = {}  # dotted -> constructor name (scheduler class, loss class)
         self.call: dict[str, ast.Call] = {}
+        self._opt_cache: dict[str, bool] = {}  # filled only once learning is over (checks run after the walk)
 
     def learn(self, target: ast.expr, value: ast.expr) -> None:
         if isinstance(target, (ast.Tuple, ast.List)):
@@ -141,6 +142,15 @@ class Names:
         return self.kind.get(key) if key else None
 
     def is_optimizer(self, node: ast.AST) -> bool:
+        key = dotted(node) if type(node) is not ast.Subscript else None
+        if key is not None:
+            found = self._opt_cache.get(key)
+            if found is None:
+                found = self._opt_cache[key] = self._is_optimizer(node)
+            return found
+        return self._is_optimizer(node)
+
+    def _is_optimizer(self, node: ast.AST) -> bool:
         kind = self.of(node)
         if kind is not None:
             return kind == "optimizer"
