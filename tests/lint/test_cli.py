@@ -285,3 +285,16 @@ def test_internal_error_is_exit_3_and_says_so(lint_cli, monkeypatch):
     ran = lint_cli("--jobs", "1", "train.py")
     assert ran.returncode == 3
     assert "internal error" in ran.stderr and "Please report" in ran.stderr
+
+
+def test_unknown_code_is_a_usage_error(lint_cli):
+    write(lint_cli.path, "train.py", CLEAN)
+    ran = lint_cli("--select", "E501", "train.py")
+    assert ran.returncode == 2 and "'E501' is not a code" in ran.stderr
+
+
+def test_output_file(lint_cli):
+    write(lint_cli.path, "train.py", BROKEN)
+    ran = lint_cli("--format", "sarif", "--output", "out.sarif", "train.py")
+    assert ran.returncode == 1 and ran.stdout == ""
+    jsonschema.validate(json.loads((lint_cli.path / "out.sarif").read_text()), SARIF_SCHEMA)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -15,8 +17,15 @@ from graddoctor.lint.selection import Selection
 FORMATS = ("text", "json", "sarif", "github")
 
 
+_CODE = re.compile(r"^(GD\d{0,3}|ALL)$")
+
+
 def _codes(text: str) -> list[str]:
-    return [c.strip().upper() for c in text.split(",") if c.strip()]
+    codes = [c.strip().upper() for c in text.split(",") if c.strip()]
+    for code in codes:
+        if not _CODE.match(code):
+            raise argparse.ArgumentTypeError(f"{code!r} is not a code or prefix like GD101, GD2 or ALL")
+    return codes
 
 
 def _parser() -> _Parser:
@@ -45,6 +54,9 @@ def lint_command(argv: list[str]) -> int:
         parser.error("give at least one PATH to check")
     try:
         cfg = _load_config(opts)
+        for code in cfg.select + cfg.ignore:
+            if not _CODE.match(code.upper()):
+                raise config_mod.ConfigError(f"{cfg.path}: {code!r} is not a code or prefix like GD101, GD2 or ALL")
     except config_mod.ConfigError as exc:
         print(f"graddoctor lint: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
