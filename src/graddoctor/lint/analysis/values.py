@@ -24,11 +24,23 @@ LOSS_FUNCTIONS = frozenset(
     "binary_cross_entropy_with_logits kl_div bce_loss ctc_loss cosine_embedding_loss margin_ranking_loss "
     "triplet_margin_loss poisson_nll_loss gaussian_nll_loss soft_margin_loss multilabel_soft_margin_loss".split()
 )
-_MODEL_WORDS = re.compile(
-    r"(model|net|encoder|decoder|generator|discriminator|student|policy|actor|critic|backbone|head|classifier|"
-    r"^G$|^D$|^netG$|^netD$|^vae$|^gpt$|^lm$|^transformer$|^rnn$|^lstm$)",
-    re.I,
+_MODEL_TOKENS = frozenset(
+    "model net encoder decoder generator discriminator student teacher policy actor critic backbone head heads "
+    "classifier vae gpt lm transformer rnn lstm gru mlp cnn unet resnet g d".split()
 )
+_MODEL_SUFFIXES = ("model", "net", "former", "encoder", "decoder")
+_TOKEN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_word_cache: dict[str, bool] = {}
+
+
+def _model_like(name: str) -> bool:
+    """`model`, `netG`, `text_encoder`, `resnet18`, `G`: a name people give a network (split at _ and case)."""
+    found = _word_cache.get(name)
+    if found is None:
+        tokens = [t.lower() for t in _TOKEN.findall(name)]
+        found = any(t in _MODEL_TOKENS or t.endswith(_MODEL_SUFFIXES) for t in tokens)
+        _word_cache[name] = found
+    return found
 _MAX = 12
 
 
@@ -56,10 +68,10 @@ def is_model_call(a: FileAnalysis, call: ast.Call) -> bool:
         return False
     last = text.rsplit(".", 1)[-1]
     if text.startswith("self.") and text.count(".") == 1 and last not in ("forward",):
-        return bool(_MODEL_WORDS.search(last)) or last in _module_attrs(a)
+        return _model_like(last) or last in _module_attrs(a)
     if text.startswith(("torch.", "F.", "nn.", "np.", "math.")):
         return False
-    return bool(_MODEL_WORDS.search(last))
+    return _model_like(last)
 
 
 def _module_attrs(a: FileAnalysis) -> set[str]:
