@@ -112,7 +112,7 @@ class FileAnalysis:
     # --- the walk
     def _stmts(self, body: list[ast.stmt], ctx: Ctx) -> None:
         for stmt in body:
-            switched = _set_grad_enabled(stmt)
+            switched = _set_grad_enabled(stmt) if type(stmt) is ast.Expr else None
             if switched is not None:
                 ctx = Ctx(ctx.unit, switched if switched.how else None, ctx.loops)
                 continue
@@ -174,14 +174,15 @@ class FileAnalysis:
         elif kind is ast.Assign:
             self._exprs([stmt.value], ctx)
             for target in stmt.targets:
-                self._exprs([target], ctx)
+                if type(target) is not ast.Name:  # `x[f(i)] = ...` may call; a plain name cannot
+                    self._exprs([target], ctx)
                 self._bind(target, stmt.value, stmt, ctx)
         elif kind is ast.AnnAssign:
             if stmt.value is not None:
                 self._exprs([stmt.value], ctx)
                 self._bind(stmt.target, stmt.value, stmt, ctx)
         elif kind is ast.AugAssign:
-            self._exprs([stmt.value, stmt.target], ctx)
+            self._exprs([stmt.value] if type(stmt.target) is ast.Name else [stmt.value, stmt.target], ctx)
             self.augassigns.append((stmt, ctx))
         else:
             if kind not in _NO_CALLS:
