@@ -1,12 +1,14 @@
 """The order of training calls within one iteration of a loop (or one function body).
 
-`iteration_events(stmts, analysis, cls)` lists, in source order, the calls that
+`unit_events(body, analysis, cls)` lists, in source order, the calls that
 matter to the training-loop rules: backward, optimizer step, zero_grad,
 gradient clipping, `scaler.unscale_`, scheduler step. Branches are kept in order
 and marked `conditional` (an `if (i + 1) % k == 0:` accumulation step is still
 part of the iteration); loops nested inside the iteration are flattened and
-marked `nested`. Calls to functions and methods defined in the same file are
-followed (a few levels deep), so a `train_step()` helper counts where it is called.
+marked `nested`. One pass per function gives every loop in it: a loop's
+iteration is its slice of the events (`Event.within(loop)` sets the two marks).
+Calls to functions and methods defined in the same file are followed (a few
+levels deep), so a `train_step()` helper counts where it is called.
 Calls we cannot see into that receive the optimizer are `opaque`: they may
 step or clear gradients, so the checks stay silent about them.
 """
@@ -225,8 +227,3 @@ def unit_events(body: list[ast.stmt], analysis: FileAnalysis, cls_name: str | No
     builder.stmts(body, ())
     return builder.out, builder.spans
 
-
-def iteration_events(body: list[ast.stmt], analysis: FileAnalysis, cls_name: str | None = None) -> list[Event]:
-    """The training calls of one pass through `body`, in order."""
-    events, _ = unit_events(body, analysis, cls_name)
-    return [e.within(None) for e in events]
