@@ -77,7 +77,10 @@ def test_json_report_matches_the_schema(lint_cli):
     assert not {"status", "exception", "steps_observed", "layers"} & set(report)
     first = report["findings"][0]
     assert (first["code"], first["file"], first["line"], first["column"]) == ("GD101", "train.py", 6, 5)
-    assert first["severity"] == "error" and first["related"] == [{"file": "train.py", "line": 6, "note": "backward is called here"}] or first["related"] == []
+    assert first["severity"] == "error" and first["subjects"] == [] and first["step"] is None
+    assert first["related"] == []  # the backward call is on the finding's own line
+    clip = report["findings"][1]
+    assert clip["related"] == [{"file": "train.py", "line": 7, "note": "the step already used the unclipped gradients here"}]
 
 
 def test_sarif_validates(lint_cli):
