@@ -1,0 +1,1 @@
+"""The shared analysis every lint check reads: names, scopes, grad mode, call order."""

@@ -1,0 +1,77 @@
+"""The iterations a file trains in: each loop body, and each function body, as call sequences."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from graddoctor.lint.analysis.flow import CLIP_FUNCTIONS, SELF_UNSCALING_CLIP, Event, unit_events
+from graddoctor.lint.analysis.model import FileAnalysis, Unit
+
+_RELEVANT = ("backward", "step", "clip_grad", "zero_grad", "clip_gradients")
+
+
+@dataclass
+class Iteration:
+    node: ast.AST  # the loop, or the function
+    kind: str  # "loop" or "function"
+    unit: Unit
+    events: list[Event]
+    outer_loops: tuple[ast.stmt, ...]
+
+    def of(self, kind: str) -> list[Event]:
+        return [e for e in self.events if e.kind == kind]
+
+
+_TRAINING_CALLS = frozenset(
+    {"backward", "manual_backward", "step", "optimizer_step", "zero_grad", "zero_", "detach_", "unscale_"}
+) | CLIP_FUNCTIONS | SELF_UNSCALING_CLIP
+
+
+def _units_with_training_calls(a: FileAnalysis) -> set[int]:
+    """Units that call something the flow cares about, or a helper of this file that might."""
+    busy: set[int] = set()
+    local = a.functions
+    for call, ctx in a.calls:
+        unit = id(ctx.unit)
+        if unit in busy:
+            continue
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            if func.attr in _TRAINING_CALLS or (isinstance(func.value, ast.Name) and func.value.id == "self"):
+                busy.add(unit)
+        elif isinstance(func, ast.Name) and (func.id in _TRAINING_CALLS or func.id in local):
+            busy.add(unit)
+    if ".grad = " in a.source or ".grad=" in a.source:
+        busy.update(id(u) for u in a.units)
+    return busy
+
+
+def iterations(a: FileAnalysis) -> list[Iteration]:
+    """Loops and function bodies that contain at least one training call (cached on `a`).
+
+    Each unit is walked once; a loop's iteration is its slice of the unit's
+    events, so nested loops cost no second walk.
+    """
+    cached = getattr(a, "_iterations", None)
+    if cached is not None:
+        return cached
+    out: list[Iteration] = []
+    if any(word in a.source for word in _RELEVANT):
+        outer = {id(loop): ctx.loops for loop, ctx in a.loops}
+        busy = _units_with_training_calls(a)
+        for unit in a.units:
+            if id(unit) not in busy:
+                continue
+            cls = unit.cls.name if unit.cls else None
+            events, spans = unit_events(unit.node.body, a, cls)
+            if not events:
+                continue
+            if isinstance(unit.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append(Iteration(unit.node, "function", unit, [e.within(None) for e in events], ()))
+            for loop, first, last in spans:
+                if last > first:
+                    sliced = [e.within(loop) for e in events[first:last]]
+                    out.append(Iteration(loop, "loop", unit, sliced, outer.get(id(loop), ())))
+    a._iterations = out  # type: ignore[attr-defined]
+    return out

@@ -1,0 +1,163 @@
+"""Following a tensor back to what it was made from, through names and harmless operations.
+
+`back(a, unit, expr, line)` yields `(expr, line)` pairs: the expression, then
+what its name was assigned from, then through `.mean()`, `* 0.5`, `.to(device)`
+and the prediction argument of a loss function, and so on. Checks read the
+chain and stop at the first thing that settles their question.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from graddoctor.lint.analysis.model import FileAnalysis, Unit
+from graddoctor.lint.analysis.names import call_name, dotted
+
+NEUTRAL_METHODS = frozenset(
+    "mean sum float double half squeeze unsqueeze view reshape to cuda cpu contiguous clone flatten abs neg "
+    "type_as".split()
+)
+LOSS_FUNCTIONS = frozenset(
+    "cross_entropy nll_loss mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy "
+    "binary_cross_entropy_with_logits kl_div bce_loss ctc_loss cosine_embedding_loss margin_ranking_loss "
+    "triplet_margin_loss poisson_nll_loss gaussian_nll_loss soft_margin_loss multilabel_soft_margin_loss".split()
+)
+_MODEL_TOKENS = frozenset(
+    "model net encoder decoder generator discriminator student teacher policy actor critic backbone head heads "
+    "classifier vae gpt lm transformer rnn lstm gru mlp cnn unet resnet g d".split()
+)
+_MODEL_SUFFIXES = ("model", "net", "former", "encoder", "decoder")
+_TOKEN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_word_cache: dict[str, bool] = {}
+
+
+def _model_like(name: str) -> bool:
+    """`model`, `netG`, `text_encoder`, `resnet18`, `G`: a name people give a network (split at _ and case)."""
+    found = _word_cache.get(name)
+    if found is None:
+        tokens = [t.lower() for t in _TOKEN.findall(name)]
+        found = any(t in _MODEL_TOKENS or t.endswith(_MODEL_SUFFIXES) for t in tokens)
+        _word_cache[name] = found
+    return found
+_MAX = 12
+
+
+def is_loss_call(a: FileAnalysis, call: ast.Call) -> bool:
+    name = call_name(call)
+    if name in LOSS_FUNCTIONS:
+        return True
+    kind = a.names.of(call.func)
+    if kind == "loss":
+        return True
+    text = (dotted(call.func) or "").rsplit(".", 1)[-1].lower()
+    return kind is None and (text in ("criterion", "loss_fn", "loss_func", "lossfn") or text.endswith("_criterion"))
+
+
+def is_model_call(a: FileAnalysis, call: ast.Call) -> bool:
+    """A call that most likely runs a network forward: `model(x)`, `self.encoder(h)`, `G(z)`."""
+    func = call.func
+    kind = a.names.of(func)
+    if kind is not None:
+        return kind == "module"
+    if isinstance(func, ast.Call):  # nn.Linear(3, 4)(x)
+        return a.names.classify_call(func) == "module"
+    text = dotted(func)
+    if text is None:
+        return False
+    last = text.rsplit(".", 1)[-1]
+    if text.startswith("self.") and text.count(".") == 1 and last not in ("forward",):
+        return _model_like(last) or last in _module_attrs(a)
+    if text.startswith(("torch.", "F.", "nn.", "np.", "math.")):
+        return False
+    return _model_like(last)
+
+
+def _module_attrs(a: FileAnalysis) -> set[str]:
+    cached = getattr(a, "_module_attrs", None)
+    if cached is None:
+        cached = {k.split(".", 1)[1] for k, v in a.names.kind.items() if k.startswith("self.") and v == "module"}
+        a._module_attrs = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def step_back(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> tuple[ast.expr, int] | None:
+    """One step back along the chain, or None where it ends."""
+    kind = type(expr)
+    if kind is ast.Name or kind is ast.Attribute:
+        key = dotted(expr)
+        if key is None:
+            return None
+        b = a.binding_before(unit, key, line)
+        if b is None or isinstance(b.stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+            return None
+        if isinstance(b.stmt, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets):
+            return None  # `loss, logits = model(x)`: the value is not this name's alone
+        return b.value, b.line
+    if kind is ast.Call:
+        func = expr.func
+        if isinstance(func, ast.Attribute) and func.attr in NEUTRAL_METHODS and not expr.args:
+            return func.value, line
+        if isinstance(func, ast.Attribute) and func.attr in ("to", "type_as", "view", "reshape"):
+            return func.value, line
+        if is_loss_call(a, expr) and expr.args:
+            return expr.args[0], line
+        return None
+    if kind is ast.BinOp:
+        if isinstance(expr.right, ast.Constant):
+            return expr.left, line
+        if isinstance(expr.left, ast.Constant):
+            return expr.right, line
+        return None
+    if kind is ast.UnaryOp:
+        return expr.operand, line
+    return None
+
+
+def back(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> Iterator[tuple[ast.expr, int]]:
+    for _ in range(_MAX):
+        yield expr, line
+        nxt = step_back(a, unit, expr, line)
+        if nxt is None:
+            return
+        expr, line = nxt
+
+
+def backward_calls(a: FileAnalysis):
+    """Every `X.backward()` (and `accelerator.backward(X)`...) with its receiver X and context (cached on `a`)."""
+    cached = a.__dict__.get("_backward_calls")
+    if cached is not None:
+        return cached
+    out = a._backward_calls = []
+    if "backward" not in a.source:
+        return out
+    for call, ctx in a.calls:
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            if isinstance(func, ast.Name) and func.id == "backward" and call.args:
+                out.append((call, call.args[0], ctx))
+            continue
+        if func.attr == "backward":
+            recv = func.value
+            if dotted(func) == "torch.autograd.backward" or a.names.of(recv) == "accelerator" or (
+                dotted(recv) or ""
+            ).endswith(("accelerator", "fabric")):
+                if call.args:
+                    out.append((call, call.args[0], ctx))
+            elif not (isinstance(recv, ast.Name) and recv.id in ("self", "ctx", "cls", "super")):
+                out.append((call, recv, ctx))
+        elif func.attr == "manual_backward" and call.args:
+            out.append((call, call.args[0], ctx))
+    return out
+
+
+def names_in(expr: ast.AST) -> set[str]:
+    """Dotted names read in `expr` (`loss`, `self.total`)."""
+    found = set()
+    for node in ast.walk(expr):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            key = dotted(node)
+            if key:
+                found.add(key)
+    return found

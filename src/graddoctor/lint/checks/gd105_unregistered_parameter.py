@@ -1,0 +1,105 @@
+"""GD105: modules kept in a plain list/dict, or tensors with requires_grad=True stored on an nn.Module."""
+
+from __future__ import annotations
+
+import ast
+
+from graddoctor.lint.analysis.model import FileAnalysis, calls_in
+from graddoctor.lint.analysis.names import call_name, dotted, keyword, strip_to
+from graddoctor.lint.reporter import Reporter
+
+CODE = "GD105"
+FACTORIES = frozenset("randn rand zeros ones empty full tensor eye arange linspace normal randn_like zeros_like ones_like".split())
+
+
+PARAMETER_FREE = frozenset(
+    "ReLU ReLU6 LeakyReLU GELU SiLU Mish ELU SELU CELU Tanh Sigmoid Softmax LogSoftmax Softplus Softsign Hardtanh "
+    "Hardswish Hardsigmoid Tanhshrink Identity Dropout Dropout1d Dropout2d Dropout3d AlphaDropout Flatten Unflatten "
+    "MaxPool1d MaxPool2d MaxPool3d AvgPool1d AvgPool2d AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d "
+    "AdaptiveMaxPool1d AdaptiveMaxPool2d Upsample PixelShuffle PixelUnshuffle ZeroPad2d ConstantPad2d".split()
+)
+
+
+def _module_ctor(a: FileAnalysis, node: ast.AST) -> ast.Call | None:
+    """A constructor of a module that has parameters (a list of ReLUs loses nothing)."""
+    for sub in calls_in(node):
+        inner = strip_to(sub)
+        if isinstance(inner, ast.Call) and a.names.classify_call(inner) == "module" and call_name(inner) not in PARAMETER_FREE:
+            return sub
+    return None
+
+
+def _requires_grad_tensor(value: ast.expr) -> bool:
+    if not isinstance(value, ast.Call):
+        return False
+    if call_name(value) == "requires_grad_" and isinstance(value.func, ast.Attribute):
+        inner = value.func.value
+        return isinstance(inner, ast.Call) and call_name(inner) in FACTORIES
+    flag = keyword(value, "requires_grad")
+    return call_name(value) in FACTORIES and isinstance(flag, ast.Constant) and flag.value is True
+
+
+def check(a: FileAnalysis, r: Reporter) -> None:
+    if "self." not in a.source:
+        return
+    by_unit = None
+    for info in a.classes.values():
+        if not info.is_module:
+            continue
+        if by_unit is None:
+            by_unit = _calls_by_unit(a)
+        last: dict[str, tuple] = {}  # self.X -> its last assignment in the class
+        appended: dict[str, ast.Call] = {}
+        for method in info.methods.values():
+            unit = a.method_unit(method)
+            if unit is None:
+                continue
+            for key, bindings in unit.bindings.items():
+                if key.startswith("self.") and key.count(".") == 1:
+                    for b in bindings:
+                        if key not in last or b.line > last[key][0].lineno:
+                            last[key] = (b.stmt, b.value)
+            for node, ctx in by_unit.get(id(unit), ()):
+                if (
+                    call_name(node) in ("append", "extend", "insert")
+                    and isinstance(node.func, ast.Attribute)
+                    and dotted(node.func.value)
+                    and node.args
+                ):
+                    ctor = _module_ctor(a, node.args[-1])
+                    if ctor is not None:
+                        appended.setdefault(dotted(node.func.value), node)
+        for key, (stmt, value) in sorted(last.items(), key=lambda kv: kv[1][0].lineno):
+            attr = key.split(".", 1)[1]
+            if isinstance(value, (ast.List, ast.Tuple, ast.Dict, ast.ListComp, ast.DictComp)):
+                ctor = _module_ctor(a, value) or (appended.get(key) if not _has_elements(value) else None)
+                if ctor is None:
+                    continue
+                kind = "dict" if isinstance(value, (ast.Dict, ast.DictComp)) else "list"
+                wrapper = "nn.ModuleDict" if kind == "dict" else "nn.ModuleList"
+                r.add(
+                    CODE,
+                    f"`{key}` holds modules in a plain Python {kind}, so their parameters are not registered on "
+                    f"`{info.name}`: `.parameters()`, the optimizer, `.to(device)` and `state_dict()` never see them.",
+                    stmt,
+                    hint=f"Wrap the container: `{key} = {wrapper}(...)`.",
+                )
+            elif _requires_grad_tensor(strip_to(value)):
+                r.add(
+                    CODE,
+                    f"`{key}` is a tensor with requires_grad=True stored on `{info.name}` but not an nn.Parameter, so "
+                    "`.parameters()` and the optimizer never see it and it is never updated.",
+                    stmt,
+                    hint=f"Register it: `self.{attr} = nn.Parameter(torch....)` (without requires_grad=True).",
+                )
+
+
+def _calls_by_unit(a: FileAnalysis) -> dict[int, list]:
+    by_unit: dict[int, list] = {}
+    for call, ctx in a.calls:
+        by_unit.setdefault(id(ctx.unit), []).append((call, ctx))
+    return by_unit
+
+
+def _has_elements(value: ast.expr) -> bool:
+    return bool(getattr(value, "elts", None) or getattr(value, "keys", None))

@@ -1,0 +1,39 @@
+"""GD201: a training loop that steps the optimizer but never clears gradients between steps."""
+
+from __future__ import annotations
+
+from graddoctor.lint.analysis.iterations import iterations
+from graddoctor.lint.analysis.model import FileAnalysis
+from graddoctor.lint.reporter import Reporter
+
+CODE = "GD201"
+
+
+def check(a: FileAnalysis, r: Reporter) -> None:
+    for it in iterations(a):
+        if it.kind != "loop" and getattr(it.node, "name", "") != "training_step":
+            continue
+        steps = it.of("step")
+        if not steps or not it.of("backward"):
+            continue
+        if any(e.kind == "opaque" for e in it.events):
+            continue  # a helper we cannot see gets the optimizer: it may clear gradients
+        clears = it.of("zero_grad")
+        if any(e.model_zero or e.target is None for e in clears):
+            continue
+        stepped = {e.target for e in steps}
+        cleared = {e.target for e in clears}
+        if not cleared <= stepped:
+            continue  # `opt.zero_grad()` on a name we cannot match (a loop variable, an alias): it may be this one
+        for step in steps:
+            if step.target is None or step.target in cleared:
+                continue
+            backward = it.of("backward")[0]
+            r.add(
+                CODE,
+                f"`{step.target}` steps on line {step.line} in this loop, but its gradients are never cleared "
+                "between steps, so each step applies the sum of all gradients so far.",
+                step.node,
+                related=[r.related(backward.line, "gradients accumulate here on every iteration")],
+                hint=f"Call `{step.target}.zero_grad()` once per step, e.g. right after `{step.target}.step()`.",
+            )

@@ -1,0 +1,49 @@
+"""GD205: a scheduler stepped before the optimizer's first step, or an epoch scheduler stepped per batch."""
+
+from __future__ import annotations
+
+from graddoctor.lint.analysis.iterations import iterations
+from graddoctor.lint.analysis.model import FileAnalysis
+from graddoctor.lint.analysis.names import EPOCH_SCHEDULERS
+from graddoctor.lint.reporter import Reporter
+
+CODE = "GD205"
+
+
+def check(a: FileAnalysis, r: Reporter) -> None:
+    if "step" not in a.source:
+        return
+    for it in iterations(a):
+        if it.kind != "loop":
+            continue
+        events = it.events
+        for i, e in enumerate(events):
+            if e.kind != "sched":
+                continue
+            before = [x for x in events[:i] if x.kind in ("step", "opaque")]
+            after = [x for x in events[i + 1 :] if x.kind == "step"]
+            if not before and after and not any(x.kind == "opaque" for x in events):
+                r.add(
+                    CODE,
+                    f"`{e.target}.step()` runs before the optimizer's step (line {after[0].line}) in each iteration, "
+                    "so the first learning rate of the schedule is skipped and the schedule runs one step ahead.",
+                    e.node,
+                    related=[r.related(after[0].line, "the optimizer steps here, after the scheduler")],
+                    hint=f"Call `{e.target}.step()` after `optimizer.step()`.",
+                )
+                continue
+            cls = a.names.cls.get(e.target or "")
+            if (
+                cls in EPOCH_SCHEDULERS
+                and not e.nested
+                and not e.conditional
+                and it.outer_loops
+                and any(x.kind == "step" and not x.nested for x in events)
+            ):
+                r.add(
+                    CODE,
+                    f"`{e.target}` is {'an' if cls[0] in 'AEIOU' else 'a'} {cls}, a schedule counted in epochs, but `{e.target}.step()` runs on every "
+                    "batch of the inner loop, so the learning rate decays far faster than intended.",
+                    e.node,
+                    hint=f"Call `{e.target}.step()` once per epoch, in the outer loop after the batch loop.",
+                )

@@ -1,0 +1,39 @@
+"""GD206: gradient clipping after the optimizer step, or before backward: it clips nothing useful."""
+
+from __future__ import annotations
+
+from graddoctor.lint.analysis.iterations import iterations
+from graddoctor.lint.analysis.model import FileAnalysis
+from graddoctor.lint.reporter import Reporter
+
+CODE = "GD206"
+
+
+def check(a: FileAnalysis, r: Reporter) -> None:
+    if "clip_grad" not in a.source:
+        return
+    for it in iterations(a):
+        events = it.events
+        if not any(e.kind == "backward" for e in events):
+            continue
+        for i, c in enumerate(events):
+            if c.kind != "clip":
+                continue
+            prev = next((e for e in reversed(events[:i]) if e.kind in ("backward", "step", "opaque")), None)
+            nxt = next((e for e in events[i + 1 :] if e.kind in ("backward", "step", "opaque")), None)
+            if prev is not None and prev.kind == "step":
+                where, other = "after the optimizer step", prev
+                note = "the step already used the unclipped gradients here"
+            elif prev is None and nxt is not None and nxt.kind == "backward" and it.kind == "loop":
+                where, other = "before backward", nxt
+                note = "the gradients that the step uses are computed here, after the clip"
+            else:
+                continue
+            r.add(
+                CODE,
+                f"Gradients are clipped on line {c.line}, {where} (line {other.line}), so the step uses "
+                "unclipped gradients.",
+                c.node,
+                related=[r.related(other.line, note)],
+                hint="Clip between `loss.backward()` and `optimizer.step()`.",
+            )

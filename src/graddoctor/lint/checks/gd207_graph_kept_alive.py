@@ -1,0 +1,164 @@
+"""GD207: tensors with autograd history accumulated across loop iterations (`total += loss`, `.append(out)`)."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from graddoctor.lint.analysis.model import Ctx, FileAnalysis
+from graddoctor.lint.analysis.names import call_name, dotted
+from graddoctor.lint.analysis.values import backward_calls, is_loss_call, is_model_call, names_in
+from graddoctor.lint.reporter import Reporter
+
+CODE = "GD207"
+_DATA_ITER = re.compile(r"loader|data|batch|dataset|tqdm|epoch_iterator", re.I)
+_LOGGING = frozenset({"print", "log", "info", "debug", "warning", "add_scalar", "add_scalars", "log_metrics", "write", "format", "set_postfix", "set_description", "log_dict"})
+_SAFE_WRAPS = frozenset({"item", "detach", "tolist", "numpy", "cpu_detach", "float", "int"})
+
+
+def _reaches_backward(a: FileAnalysis) -> set[str]:
+    """Names whose values flow into some backward() in this file (they are meant to carry a graph)."""
+    reach: set[str] = set()
+    frontier = [names_in(recv) for _, recv, _ in backward_calls(a)]
+    bindings: dict[str, list] = {}
+    for unit in a.units:
+        for key, bs in unit.bindings.items():
+            bindings.setdefault(key, []).extend(bs)
+    appends: dict[str, list[ast.expr]] = {}
+    for call, _ in a.calls:
+        if call_name(call) in ("append", "extend", "insert") and isinstance(call.func, ast.Attribute) and call.args:
+            key = dotted(call.func.value)
+            if key:
+                appends.setdefault(key, []).append(call.args[-1])
+    for aug, _ in a.augassigns:
+        key = dotted(aug.target)
+        if key:
+            appends.setdefault(key, []).append(aug.value)
+    while frontier:
+        batch = frontier.pop()
+        for key in batch - reach:
+            reach.add(key)
+            for b in bindings.get(key, ()):
+                frontier.append(names_in(b.value))
+            for v in appends.get(key, ()):
+                frontier.append(names_in(v))
+    return reach
+
+
+def _graph_value(a: FileAnalysis, expr: ast.expr, ctx: Ctx, loop: ast.stmt, receivers: set[str]) -> str | None:
+    """The tensor name/expression being accumulated when it certainly carries a graph, else None."""
+    if isinstance(expr, ast.Call):
+        if call_name(expr) in _SAFE_WRAPS:
+            return None
+        if is_loss_call(a, expr) or is_model_call(a, expr):
+            return "call"
+        return None
+    if isinstance(expr, ast.Name):
+        if expr.id in receivers:
+            return "loss"
+        b = a.binding_before(ctx.unit, expr.id, getattr(expr, "lineno", 0))
+        if b is None or b.ctx.grad_off is not None or loop not in b.ctx.loops:
+            return None
+        if isinstance(b.value, ast.Call) and call_name(b.value) in _SAFE_WRAPS:
+            return None
+        value = b.value
+        if isinstance(value, ast.Call) and (is_loss_call(a, value) or is_model_call(a, value)):
+            return "call"
+    return None
+
+
+def check(a: FileAnalysis, r: Reporter) -> None:
+    if not a.loops or not (a.augassigns or "append" in a.source):
+        return
+    reach: set[str] | None = None
+    loop_backward: dict[int, set[str]] = {}
+    for call, recv, ctx in backward_calls(a):
+        for loop in ctx.loops:
+            loop_backward.setdefault(id(loop), set()).update(names_in(recv))
+    candidates: list[tuple[ast.AST, str, ast.expr, Ctx]] = []
+    for aug, ctx in a.augassigns:
+        if ctx.loops and isinstance(aug.op, ast.Add) and ctx.grad_off is None:
+            key = dotted(aug.target)
+            if key:
+                candidates.append((aug, key, aug.value, ctx))
+    for call, ctx in a.calls:
+        if (
+            ctx.loops
+            and ctx.grad_off is None
+            and call_name(call) == "append"
+            and isinstance(call.func, ast.Attribute)
+            and len(call.args) == 1
+        ):
+            key = dotted(call.func.value)
+            if key:
+                candidates.append((call, key, call.args[0], ctx))
+    for node, key, value, ctx in candidates:
+        loop = ctx.loops[-1]
+        trains = id(loop) in loop_backward
+        if not trains and not _DATA_ITER.search(a.segment(getattr(loop, "iter", loop))):
+            continue  # summing per-head losses in a small loop is how losses are built, not a leak
+        if not _defined_outside(a, ctx, key, loop):
+            continue
+        kind = _graph_value(a, value, ctx, loop, loop_backward.get(id(loop), set()))
+        if kind is None:
+            continue
+        if reach is None:
+            reach = _reaches_backward(a)
+        if key in reach:
+            continue
+        _report(r, a, node, key, value, ctx, trains)
+
+
+def _defined_outside(a: FileAnalysis, ctx: Ctx, key: str, loop: ast.stmt) -> bool:
+    if key.startswith("self."):
+        return True
+    bindings = ctx.unit.bindings.get(key, ())
+    return bool(bindings) and all(loop not in b.ctx.loops for b in bindings)
+
+
+def _report(r: Reporter, a: FileAnalysis, node: ast.AST, key: str, value: ast.expr, ctx: Ctx, trains: bool) -> None:
+    shown = r.segment(value)
+    if isinstance(node, ast.AugAssign):
+        what = f"`{key} += {shown}` adds a tensor with autograd history to `{key}`"
+        fix = None
+        if isinstance(value, ast.Name) and _only_logged(a, ctx, key, node):
+            fix = r.fix_for(value, f"{shown}.item()", f"accumulate `{shown}.item()`")
+        hint = f"Accumulate a number: `{key} += {shown}.item()` (or `{shown}.detach()`)."
+    else:
+        what = f"`{key}.append({shown})` keeps a tensor with autograd history in `{key}`"
+        fix = None
+        hint = f"Store `{shown}.detach()` (or `.item()`), or compute it under `torch.no_grad()` when evaluating."
+    why = "every iteration's graph stays in memory" if trains else "this loop runs with gradient recording on, so every batch's graph stays in memory"
+    r.add(CODE, f"{what}; {why} and memory grows step after step.", node, hint=hint, fix=fix)
+
+
+def _only_logged(a: FileAnalysis, ctx: Ctx, key: str, aug: ast.AugAssign) -> bool:
+    """`total` starts as a number and is only printed/logged: `.item()` there changes nothing else."""
+    bindings = ctx.unit.bindings.get(key, ())
+    if not bindings or not all(isinstance(b.value, ast.Constant) and isinstance(b.value.value, (int, float)) for b in bindings):
+        return False
+    unit_node = ctx.unit.node
+    parents: dict[int, ast.AST] = {}
+    for parent in ast.walk(unit_node):
+        for child in ast.iter_child_nodes(parent):
+            parents[id(child)] = parent
+    for node in ast.walk(unit_node):
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and dotted(node) == key:
+            if parents.get(id(node)) is aug:
+                continue
+            if not _in_logging(node, parents):
+                return False
+    return True
+
+
+def _in_logging(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    cur = parents.get(id(node))
+    while cur is not None and not isinstance(cur, ast.stmt):
+        if isinstance(cur, ast.JoinedStr):
+            return True
+        if isinstance(cur, ast.Call) and call_name(cur) in _LOGGING:
+            return True
+        if not isinstance(cur, (ast.BinOp, ast.Call, ast.FormattedValue, ast.keyword, ast.Tuple, ast.Dict)):
+            return False
+        cur = parents.get(id(cur))
+    return False

@@ -1,0 +1,133 @@
+"""`graddoctor lint [OPTIONS] PATH...`: options, configuration, output and exit code."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from graddoctor.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, FAIL_ON, _Parser
+from graddoctor.finding import sort_findings
+from graddoctor.lint import config as config_mod
+from graddoctor.lint.engine import lint_paths, prepare_process
+from graddoctor.lint.files import PathError, collect
+from graddoctor.lint.selection import Selection
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+_CODE = re.compile(r"^(GD\d{0,3}|ALL)$")
+
+
+def _codes(text: str) -> list[str]:
+    codes = [c.strip().upper() for c in text.split(",") if c.strip()]
+    for code in codes:
+        if not _CODE.match(code):
+            raise argparse.ArgumentTypeError(f"{code!r} is not a code or prefix like GD101, GD2 or ALL")
+    return codes
+
+
+def _parser() -> _Parser:
+    p = _Parser(prog="graddoctor lint", description="Check PyTorch training code statically, without running it.")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files and folders to check (folders are searched for .py files)")
+    p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    p.add_argument("--select", type=_codes, action="extend", metavar="CODES", help="only these codes or prefixes, e.g. GD2,GD101")
+    p.add_argument("--ignore", type=_codes, action="extend", metavar="CODES", help="skip these codes or prefixes")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="skip files and folders matching GLOB (repeatable)")
+    p.add_argument("--no-gitignore", action="store_true", help="also check files that .gitignore excludes")
+    p.add_argument("--fix", action="store_true", help="apply the safe, behaviour-preserving rewrites")
+    p.add_argument("--diff", action="store_true", help="with --fix (or alone): print the rewrites as a diff and change nothing")
+    p.add_argument("--fail-on", choices=FAIL_ON, default=None, help="lowest severity that makes the exit code 1 (default: warning)")
+    p.add_argument("--jobs", "-j", type=int, default=None, metavar="N", help="processes to use (default: one per core)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument("--config", metavar="PYPROJECT", help="read [tool.graddoctor] from this file")
+    p.add_argument("--isolated", action="store_true", help="ignore pyproject.toml configuration")
+    p.add_argument("--quiet", "-q", action="store_true", help="text format: print only the summary line")
+    return p
+
+
+def lint_command(argv: list[str]) -> int:
+    parser = _parser()
+    opts = parser.parse_intermixed_args(argv)
+    if not opts.paths:
+        parser.error("give at least one PATH to check")
+    try:
+        cfg = _load_config(opts)
+        for code in cfg.select + cfg.ignore:
+            if not _CODE.match(code.upper()):
+                raise config_mod.ConfigError(f"{cfg.path}: {code!r} is not a code or prefix like GD101, GD2 or ALL")
+    except config_mod.ConfigError as exc:
+        print(f"graddoctor lint: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    selection = Selection(tuple(opts.select or cfg.select or ("GD",)), tuple(cfg.ignore) + tuple(opts.ignore or ()))
+    excludes = tuple(cfg.exclude) + tuple(opts.exclude)
+    try:
+        files = collect(opts.paths, excludes, respect_gitignore=not opts.no_gitignore)
+    except PathError as exc:
+        print(f"graddoctor lint: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    fixing = opts.fix or opts.diff
+    prepare_process()
+    results = lint_paths(files, selection, keep_fixes=fixing, jobs=opts.jobs)
+    findings = [f for r in results for f in r.findings if selection(f.code)]
+    if fixing:
+        findings = _fix(results, findings, write=opts.fix and not opts.diff)
+    findings = sort_findings(findings)
+    fail_on = opts.fail_on or cfg.fail_on or "warning"
+    rendered = _render(opts.format, findings, files, opts)
+    if opts.output:
+        Path(opts.output).write_text(rendered, encoding="utf-8")
+    elif rendered:
+        sys.stdout.write(rendered)
+    from graddoctor.report.report import Report
+
+    return EXIT_FINDINGS if Report(command="lint", findings=findings).fails(fail_on) else EXIT_OK
+
+
+def _load_config(opts) -> config_mod.Config:
+    if opts.isolated:
+        return config_mod.Config()
+    if opts.config:
+        path = Path(opts.config)
+        if not path.is_file():
+            raise config_mod.ConfigError(f"{opts.config}: no such file")
+        return config_mod.load(path)
+    first = Path(opts.paths[0])
+    return config_mod.load(first if first.exists() else Path.cwd())
+
+
+def _fix(results, findings, write: bool):
+    """Apply (or show) fixes; findings that were fixed are no longer reported."""
+    from graddoctor.lint import fix as fix_mod
+
+    fixed_ids: set[int] = set()
+    for result in results:
+        if not result.fixes or result.source is None:
+            continue
+        after = fix_mod.apply(result.source, [fx for _, fx in result.fixes])
+        if after == result.source:
+            continue
+        if write:
+            Path(result.path).write_text(after, encoding="utf-8")
+            fixed_ids.update(id(f) for f, _ in result.fixes)
+            print(f"fixed {len(result.fixes)} problem(s) in {result.path}", file=sys.stderr)
+        else:
+            sys.stdout.write(fix_mod.diff(result.path, result.source, after))
+    return [f for f in findings if id(f) not in fixed_ids]
+
+
+def _render(fmt: str, findings, files: list[str], opts) -> str:
+    from graddoctor.lint import output
+
+    if fmt == "json":
+        from graddoctor.report.report import Report
+
+        return Report(command="lint", target=list(opts.paths), findings=findings).to_json() + "\n"
+    if fmt == "sarif":
+        return output.sarif(findings)
+    if fmt == "github":
+        return output.github(findings)
+    if opts.quiet:
+        return output.summary(findings, len(files)) + "\n"
+    return output.text(findings, len(files))

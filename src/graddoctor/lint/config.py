@@ -1,0 +1,69 @@
+"""`[tool.graddoctor]` in pyproject.toml, found by walking up from the first linted path."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "fail-on")
+
+
+class ConfigError(Exception):
+    pass
+
+
+@dataclass
+class Config:
+    path: Path | None = None
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    fail_on: str | None = None
+
+
+def find_pyproject(start: Path) -> Path | None:
+    cur = start.resolve()
+    if not cur.is_dir():
+        cur = cur.parent
+    for folder in [cur, *cur.parents]:
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                if "[tool.graddoctor" in candidate.read_text(encoding="utf-8", errors="replace"):
+                    return candidate
+            except OSError:
+                return None
+    return None
+
+
+def load(start: Path) -> Config:
+    path = find_pyproject(start)
+    if path is None:
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read [tool.graddoctor]: {exc}") from None
+    table = data.get("tool", {}).get("graddoctor", {})
+    if isinstance(table.get("lint"), dict):  # [tool.graddoctor.lint] also works
+        table = {**table, **table["lint"]}
+
+    def codes(key: str) -> tuple[str, ...]:
+        value = table.get(key, [])
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{path}: [tool.graddoctor] {key} must be a list of strings")
+        return tuple(value)
+
+    fail_on = table.get("fail-on", table.get("fail_on"))
+    if fail_on is not None and fail_on not in ("error", "warning", "info", "never"):
+        raise ConfigError(f"{path}: [tool.graddoctor] fail-on must be error, warning, info or never, not {fail_on!r}")
+    return Config(
+        path=path,
+        select=codes("select") + codes("extend-select"),
+        ignore=codes("ignore") + codes("extend-ignore"),
+        exclude=codes("exclude") + codes("extend-exclude"),
+        fail_on=fail_on,
+    )

@@ -1,0 +1,4 @@
+for x, y in loader:
+    optimizer.zero_grad()
+    criterion(model(x), y).backward()  # the tensor is rebuilt exactly
+    optimizer.step()
