@@ -16,7 +16,9 @@ from graddoctor.rules import make
 def numerics_findings(stats) -> list[Finding]:
     out: list[Finding] = []
     opts = stats.options
-    if stats.first_bad_loss is not None:
+    bad_grad_first = stats.first_bad_grad is not None and (
+        stats.first_bad_loss is None or stats.first_bad_grad[0] < stats.first_bad_loss[0])
+    if stats.first_bad_loss is not None and not bad_grad_first:  # else the NaN weights explain the loss
         step, where, value = stats.first_bad_loss
         out.append(make(
             "GD301",
@@ -26,7 +28,7 @@ def numerics_findings(stats) -> list[Finding]:
         ))
     if stats.first_bad_grad is not None:
         step, where, layers, params = stats.first_bad_grad
-        if stats.first_bad_loss is None or stats.first_bad_loss[0] > step:
+        if bad_grad_first:
             out.append(make(
                 "GD302",
                 f"Gradients became non-finite at optimizer step {step} while the loss was finite; going "
@@ -44,12 +46,15 @@ def numerics_findings(stats) -> list[Finding]:
 
 
 def _exploding(stats, opts) -> list[Finding]:
-    if stats.worst is None or not stats.norms_first:
+    if not stats.norms_first:
         return []
-    worst, step, top = stats.worst
     first = sorted(stats.norms_first)[len(stats.norms_first) // 2]
-    grew = first > 0 and worst / first >= opts.explode_growth
-    if worst < opts.explode_norm and not grew:
+    grew = stats.worst is not None and first > 0 and stats.worst[0] / first >= opts.explode_growth
+    if grew:
+        worst, step, top = stats.worst
+    elif stats.worst_first is not None:
+        worst, step, top = stats.worst_first
+    else:
         return []
     why = (f"{worst:.3g}, {worst / first:.3g} times the {first:.3g} of the first steps" if grew
            else f"{worst:.3g}, above the threshold {opts.explode_norm:.3g}")
@@ -67,7 +72,7 @@ def _vanishing(stats, opts) -> list[Finding]:
     return [make(
         "GD304",
         f"{name_list(low)} ({plural(len(low), 'layer')}) get gradients more than "
-        f"{1 / opts.vanish_ratio:.0e} times smaller (per element) than the median layer on most steps: "
+        f"{1 / opts.vanish_ratio:.0e} times smaller (per element) than most other layers on most steps: "
         "they barely train.",
         subjects=low, **stats.last_backward.shown(),
     )]

@@ -92,7 +92,9 @@ class LayerStats(Observer):
         self.first_bad_loss: tuple[int, Location, float] | None = None
         self.first_bad_grad: tuple[int, Location, list[str], list[str]] | None = None
         self.norms_first: list[float] = []
-        self.worst: tuple[float, int, list[str]] | None = None  # total norm, step, top layers
+        self.worst: tuple[float, int, list[str]] | None = None  # total norm, step, top layers (after step 5)
+        self.worst_absolute = 0.0
+        self.worst_first: tuple[float, int, list[str]] | None = None
         self.escalated = False
         self.last_backward: Location = NOWHERE
 
@@ -278,16 +280,23 @@ class LayerStats(Observer):
         raw = max([total] + [c for c in clips if math.isfinite(c)])
         if len(self.norms_first) < 5:
             self.norms_first.append(raw)
-        if self.worst is None or raw > self.worst[0]:
+        if self.worst_absolute < raw:
+            self.worst_absolute = raw
+        # growth is judged after the first steps, against their median
+        if len(self.norms_first) >= 5 and reading.step >= 5 and (self.worst is None or raw > self.worst[0]):
             top = sorted(rms, reverse=True)[:3]
             self.worst = (raw, reading.step, [names[i] for _, i in top])
+        if raw > self.options.explode_norm and self.worst_first is None:
+            top = sorted(rms, reverse=True)[:3]
+            self.worst_first = (raw, reading.step, [names[i] for _, i in top])
         if len(rms) >= 3:
+            # against the upper quartile: the rest of the network, robust to one loud layer
             ordered = sorted(v for v, _ in rms)
-            median = ordered[len(ordered) // 2]
+            reference = ordered[(3 * len(ordered)) // 4]
             for value, i in rms:
                 layer = self.layers[names[i]]
                 layer.judged += 1
-                if value < self.options.vanish_ratio * median:
+                if value < self.options.vanish_ratio * reference:
                     layer.vanishing += 1
 
     def _judge_ratio(self, reading: _Reading, values: list[float], track: OptimizerTrack) -> None:
