@@ -5,14 +5,18 @@ from graddoctor.errors import GradDoctorError
 from graddoctor.explain.explainer import explain
 from graddoctor.finding import Finding, Severity
 from graddoctor.graph.diagnose import diagnose
+from graddoctor.numerics.monitor import GradFlowMonitor
 from graddoctor.report.report import Report
+from graddoctor.watch import watch
 
 __all__ = [
     "Finding",
+    "GradFlowMonitor",
     "GradDoctorError",
     "Report",
     "Severity",
     "__version__",
     "diagnose",
     "explain",
+    "watch",
 ]
