@@ -69,10 +69,19 @@ class OptimizerState:
     eval_where: Location = NOWHERE
     eval_modules: list = field(default_factory=list)
     roots: list | None = None
+    _shape: tuple = ()
+    _params: list = field(default_factory=list)
 
     def params(self) -> list[torch.Tensor]:
         opt = self.optimizer()
-        return [] if opt is None else [p for g in opt.param_groups for p in g["params"]]
+        if opt is None:
+            return []
+        groups = opt.param_groups
+        shape = tuple(len(g["params"]) for g in groups)
+        if shape != self._shape:  # param groups added or changed: read them again
+            self._shape = shape
+            self._params = [p for g in groups for p in g["params"]]
+        return self._params
 
     def refresh(self) -> None:
         params = self.params()

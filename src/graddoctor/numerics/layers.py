@@ -11,6 +11,7 @@ first steps and then every `ratio_every` steps.
 from __future__ import annotations
 
 import math
+import weakref
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -19,7 +20,7 @@ import torch
 from graddoctor.finding import Finding
 from graddoctor.locate import NOWHERE, Location
 from graddoctor.numerics.escalate import request_deep
-from graddoctor.numerics.layout import Layout
+from graddoctor.numerics.layout import Layout, layer_names_now
 from graddoctor.numerics.options import NumericsOptions
 from graddoctor.numerics.readout import Readout
 from graddoctor.report.layers import LayerRow
@@ -40,7 +41,6 @@ class LayerTrack:
     ratio: float | None = None
     vanishing: int = 0
     judged: int = 0
-    history: deque = field(default_factory=deque)
 
 
 @dataclass
@@ -59,7 +59,7 @@ class _Reading:
     step: int
     optimizer: int
     layout: Layout
-    present: set
+    positions: list  # positions in layout.params of the gradients measured
     readout: Readout | None
     losses: list  # [(Location, step)] in order, the values are in the readout
     clips: int
@@ -76,7 +76,9 @@ class LayerStats(Observer):
         self.options = options or NumericsOptions.take(opts)
         if opts:
             raise TypeError(f"unknown numerics option(s): {', '.join(sorted(opts))}")
-        self.layers: dict[str, LayerTrack] = {}
+        self.layers: dict[int, LayerTrack] = {}  # by layer key (see Layout.layer_keys)
+        self.history: deque = deque(maxlen=self.options.history)  # (step, [(layer key, norm)])
+        self._provisional: dict[int, str] = {}  # names as known when the layer was first seen
         self.optimizers: dict[int, OptimizerTrack] = {}
         self._layouts: dict[int, Layout] = {}
         self._pending: deque[_Reading] = deque()
@@ -124,13 +126,12 @@ class LayerStats(Observer):
         optimizer = event.optimizer
         track = self.optimizers.setdefault(id(optimizer), OptimizerTrack(where=event.where))
         layout = self._layout(optimizer)
-        grads, positions, present = [], [], set()
-        for i, p in enumerate(layout.params):
-            g = p.grad
-            if g is not None and not g.is_sparse:
-                grads.append(g)
-                positions.append(i)
-                present.add(layout.layer_of[i])
+        grads = [p.grad for p in layout.params]
+        if any(g is None or g.is_sparse for g in grads):
+            positions = [i for i, g in enumerate(grads) if g is not None and not g.is_sparse]
+            grads = [grads[i] for i in positions]
+        else:
+            positions = layout.all_positions
         lr = max((float(g.get("lr", 0.0)) for g in optimizer.param_groups), default=0.0)
         track.steps += 1
         track.max_lr = max(track.max_lr, lr)
@@ -141,24 +142,16 @@ class LayerStats(Observer):
         losses, clips = self._losses, self._clips
         self._losses, self._clips = [], []
         with torch.no_grad():
-            parts = []
-            if grads:
-                norms = torch._foreach_norm(grads)
-                squares = _stack(norms) ** 2
-                per_layer = torch.zeros(len(layout), dtype=squares.dtype, device=squares.device)
-                per_layer.index_add_(0, layout.index_for(positions, squares.device), squares)
-                parts.append(per_layer)
-            device = parts[0].device if parts else None
+            # one stack, one read: the norm of every gradient, then the losses and clip norms
+            parts = torch._foreach_norm(grads) if grads else []
             extra = [t for t, _, _ in losses] + clips
-            if extra:
-                parts.append(_stack([t.reshape(()) for t in extra], device))
-            readout = Readout(torch.cat(parts)) if parts else None
+            readout = Readout(_stack(list(parts) + extra)) if parts or extra else None
             if self._ratio_due(track.steps):
                 live = [p for p in layout.params if p.requires_grad]
                 if live:
                     self._before[id(optimizer)] = torch._foreach_mul([p.detach() for p in live], 1.0)
         self._pending.append(
-            _Reading(self.loss_steps, id(optimizer), layout, present if grads else set(), readout,
+            _Reading(self.loss_steps, id(optimizer), layout, positions if grads else [], readout,
                      [(w, s) for _, w, s in losses], len(clips), lr=lr)
         )
         self.loss_steps += 1
@@ -169,22 +162,21 @@ class LayerStats(Observer):
             return
         layout = self._layouts[id(event.optimizer)]
         live = [p.detach() for p in layout.params if p.requires_grad]
-        positions = [i for i, p in enumerate(layout.params) if p.requires_grad]
         with torch.no_grad():
-            delta = _stack(torch._foreach_norm(torch._foreach_sub(live, before))) ** 2
-            weight = _stack(torch._foreach_norm(before)) ** 2
-            index = layout.index_for(positions, delta.device)
-            d = torch.zeros(len(layout), dtype=delta.dtype, device=delta.device).index_add_(0, index, delta)
-            w = torch.zeros(len(layout), dtype=weight.dtype, device=weight.device).index_add_(0, index, weight)
-            self._pending[-1].ratio = Readout(torch.cat([d, w]))
+            delta = torch._foreach_norm(torch._foreach_sub(live, before))
+            weight = torch._foreach_norm(before)
+            self._pending[-1].ratio = Readout(_stack(list(delta) + list(weight)))
 
     def _ratio_due(self, steps: int) -> bool:
         every = self.options.ratio_every
         return steps <= 3 or (every > 0 and steps % every == 0)
 
     def _layout(self, optimizer: torch.optim.Optimizer) -> Layout:
-        params = [p for group in optimizer.param_groups for p in group["params"]]
         layout = self._layouts.get(id(optimizer))
+        shape = tuple(len(g["params"]) for g in optimizer.param_groups)
+        if layout is not None and layout.shape == shape and layout.optimizer() is optimizer:
+            return layout
+        params = [p for group in optimizer.param_groups for p in group["params"]]
         if layout is None or len(layout.params) != len(params) or any(a is not b for a, b in zip(layout.params, params)):
             index = None
             try:
@@ -193,8 +185,10 @@ class LayerStats(Observer):
                 pass
             layout = Layout(params, index)
             self._layouts[id(optimizer)] = layout
-            for name in layout.layer_names:
-                self.layers.setdefault(name, LayerTrack(history=deque(maxlen=self.options.history)))
+            for key, name in zip(layout.layer_keys, layout.layer_names):
+                self._provisional.setdefault(key, name)
+                self.layers.setdefault(key, LayerTrack())
+        layout.shape, layout.optimizer = shape, weakref.ref(optimizer)
         return layout
 
     def _flush_losses(self) -> None:
@@ -216,16 +210,15 @@ class LayerStats(Observer):
     def _judge(self, reading: _Reading) -> None:
         values = reading.readout.values() if reading.readout is not None else []
         layout = reading.layout
-        n_layers = len(layout) if (layout is not None and reading.present) else 0
-        layer_sq = values[:n_layers]
-        loss_values = values[n_layers:n_layers + len(reading.losses)]
-        clip_values = values[n_layers + len(reading.losses):]
+        n = len(reading.positions)
+        loss_values = values[n:n + len(reading.losses)]
+        clip_values = values[n + len(reading.losses):]
         self._judge_losses(reading, loss_values)
         if layout is None:
             return
         track = self.optimizers[reading.optimizer]
-        if reading.present:
-            self._judge_grads(reading, layer_sq, clip_values, track)
+        if n:
+            self._judge_grads(reading, _per_layer(layout, reading.positions, values[:n]), clip_values, track)
         if reading.ratio is not None:
             self._judge_ratio(reading, reading.ratio.values(), track)
 
@@ -245,10 +238,12 @@ class LayerStats(Observer):
 
     def _judge_grads(self, reading: _Reading, layer_sq: list[float], clips: list[float], track: OptimizerTrack) -> None:
         layout = reading.layout
-        names = layout.layer_names
+        names = layout.layer_keys
         total_sq, bad, rms = 0.0, [], []
-        for i in sorted(reading.present):
-            sq = layer_sq[i]
+        history = []
+        for i, sq in enumerate(layer_sq):
+            if sq is None:
+                continue
             if not math.isfinite(sq):
                 bad.append(i)
                 continue
@@ -260,7 +255,7 @@ class LayerStats(Observer):
             layer.total += norm
             layer.count += 1
             layer.has_grad = True
-            layer.history.append((reading.step, norm))
+            history.append((names[i], norm))
             if norm > 0:
                 rms.append((layout.rms(i, norm), i))
         if bad:
@@ -269,11 +264,12 @@ class LayerStats(Observer):
             if self.first_bad_grad is None:
                 # Backward runs from the loss towards the inputs: the non-finite layer
                 # registered last (nearest the loss) is where it appeared first.
-                first = names[bad[-1]]
+                first = layout.layer_names[bad[-1]]
                 params = [layout.param_names[j] for j, layer in enumerate(layout.layer_of) if layer == bad[-1]]
                 self.first_bad_grad = (reading.step, self.last_backward, [first], params)
                 self._escalate(f"non-finite gradient in {first} at step {reading.step}", self.last_backward)
             return
+        self.history.append((reading.step, history))
         total = math.sqrt(total_sq)
         if total == 0.0:
             track.zero_grad_steps += 1
@@ -301,9 +297,11 @@ class LayerStats(Observer):
 
     def _judge_ratio(self, reading: _Reading, values: list[float], track: OptimizerTrack) -> None:
         layout = reading.layout
-        n = len(layout)
-        d, w = values[:n], values[n:]
-        for i, name in enumerate(layout.layer_names):
+        live = [i for i, p in enumerate(layout.params) if p.requires_grad]
+        half = len(values) // 2
+        d = [v or 0.0 for v in _per_layer(layout, live, values[:half])]
+        w = [v or 0.0 for v in _per_layer(layout, live, values[half:])]
+        for i, name in enumerate(layout.layer_keys):
             if w[i] > 0 and math.isfinite(d[i]):
                 self.layers[name].ratio = math.sqrt(d[i] / w[i])
         dt, wt = sum(d), sum(w)
@@ -332,43 +330,56 @@ class LayerStats(Observer):
         self._drain(ready_only=False)
         return numerics_findings(self)
 
+    def names(self) -> dict[int, str]:
+        """Layer key -> the layer's name as the models are named now."""
+        out = dict(self._provisional)
+        try:
+            models = self.session.models()
+        except Exception:
+            models = {}
+        for key, name, _ in layer_names_now(models):
+            out[key] = name
+        return out
+
+    def name(self, key: int) -> str:
+        return self.names().get(key, str(key))
+
     def rows(self) -> list[LayerRow]:
         """One row per module that owns parameters (of the known models and optimizers)."""
-        rows: list[LayerRow] = []
-        seen: set[str] = set()
-        counts: dict[str, int] = {}
+        try:
+            models = self.session.models()
+        except Exception:
+            models = {}
+        entries = layer_names_now(models)
+        known = {key for key, _, _ in entries}
+        counts: dict[int, int] = {}
         for layout in self._layouts.values():
             for i in layout.layer_of:
-                counts[layout.layer_names[i]] = counts.get(layout.layer_names[i], 0) + 1
-        for name, n in _model_layers(self.session) + list(counts.items()):
-            if name in seen:
-                continue
-            seen.add(name)
-            track = self.layers.get(name)
+                key = layout.layer_keys[i]
+                counts[key] = counts.get(key, 0) + 1
+        entries += [(key, self._provisional.get(key, str(key)), n) for key, n in counts.items() if key not in known]
+        rows: list[LayerRow] = []
+        for key, name, n in entries:
+            track = self.layers.get(key)
             rows.append(LayerRow(
                 name=name,
-                params=counts.get(name, n),
+                params=n,
                 grad_norm=track.last if track else None,
-                grad_norm_max=track.max if track and track.has_grad else (0.0 if track else None),
+                grad_norm_max=track.max if track and track.has_grad else None,
                 update_ratio=track.ratio if track else None,
                 has_grad=bool(track and track.has_grad),
             ))
         return rows
 
 
-def _model_layers(session) -> list[tuple[str, int]]:
-    try:
-        models = session.models()
-    except Exception:
-        return []
-    out = []
-    prefix = len(models) > 1
-    for label, model in models.items():
-        for name, module in model.named_modules():
-            own = [p for p in module._parameters.values() if p is not None]
-            if own:
-                full = f"{label}.{name}" if prefix and name else (label if prefix else name or type(model).__name__)
-                out.append((full, len(own)))
+def _per_layer(layout: Layout, positions: list[int], norms: list[float]) -> list[float | None]:
+    """Per layer: the sum of squared norms of its measured parameters (None: none measured)."""
+    out: list[float | None] = [None] * len(layout)
+    layer_of = layout.layer_of
+    for pos, norm in zip(positions, norms):
+        i = layer_of[pos]
+        prev = out[i]
+        out[i] = norm * norm if prev is None else prev + norm * norm
     return out
 
 

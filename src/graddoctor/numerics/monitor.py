@@ -53,7 +53,12 @@ class GradFlowMonitor:
     def history(self) -> dict[str, list[tuple[int, float]]]:
         """Per layer: (step, gradient norm) for the kept steps."""
         self._settle()
-        return {name: list(track.history) for name, track in self.stats.layers.items()}
+        names = self.stats.names()
+        out: dict[str, list[tuple[int, float]]] = {names.get(key, str(key)): [] for key in self.stats.layers}
+        for step, values in self.stats.history:
+            for key, norm in values:
+                out[names.get(key, str(key))].append((step, norm))
+        return out
 
     def rows(self):
         self._settle()
@@ -63,10 +68,11 @@ class GradFlowMonitor:
         """A plain-text table: layer, mean and max gradient norm over steps, last, update/weight."""
         self._settle()
         rows = self.stats.rows()
+        by_name = {name: self.stats.layers.get(key) for key, name in self.stats.names().items()}
         width = max([len("layer")] + [len(r.name) for r in rows])
         lines = [f"{'layer':<{width}}  {'mean':>10}  {'max':>10}  {'last':>10}  {'update/w':>10}"]
         for r in rows:
-            track = self.stats.layers.get(r.name)
+            track = by_name.get(r.name)
             if track is None or not track.has_grad:
                 lines.append(f"{r.name:<{width}}  {'no gradient':>10}")
                 continue
@@ -79,16 +85,18 @@ class GradFlowMonitor:
         from graddoctor.report.plot import plot_layers
 
         self._settle()
-        return plot_layers(self.stats.rows(), path, mean={n: t.total / t.count for n, t in self.stats.layers.items() if t.count})
+        names = self.stats.names()
+        mean = {names.get(k, str(k)): t.total / t.count for k, t in self.stats.layers.items() if t.count}
+        return plot_layers(self.stats.rows(), path, mean=mean)
 
     def to_tensorboard(self, writer, step: int | None = None, histograms: bool = True) -> None:
         """Write `grad_norm/<layer>` scalars for each recorded step not yet written, and
         histograms of the current gradients per layer at `step` (or the last step)."""
         self._settle()
         last_step = 0
-        for name, track in self.stats.layers.items():
+        for name, series in self.history().items():
             done = self._written.get(name, -1)
-            for s, value in track.history:
+            for s, value in series:
                 last_step = max(last_step, s)
                 if s > done and math.isfinite(value):
                     writer.add_scalar(f"grad_norm/{name}", value, s)
