@@ -132,7 +132,10 @@ class KeptAlive(Observer):
                 self._closed = None
                 self._judge(recorder, step - closed_at)
         elif step == self.first or (step > self.first and self.every and (step - self.first) % self.every == 0):
-            self._open(step)
+            # Never slide our mode in under or over a mode the user has entered: they
+            # could not exit theirs cleanly. Sampling resumes when theirs is gone.
+            if torch._C._len_torch_function_stack() == 0:
+                self._open(step)
 
     def _open(self, step: int) -> None:
         recorder = _Recorder(_sequence_now(), self._loop_code)
@@ -143,7 +146,7 @@ class KeptAlive(Observer):
     def _close(self, step: int) -> None:
         recorder, self._recorder = self._recorder, None
         try:
-            recorder.__exit__(None, None, None)
+            _remove_mode(recorder)
         finally:
             self._closed = (step, recorder)
             for where, count in recorder.extended.items():
@@ -172,8 +175,26 @@ class KeptAlive(Observer):
     def stop(self) -> None:
         if self._recorder is not None:
             recorder, self._recorder = self._recorder, None
-            recorder.__exit__(None, None, None)
+            _remove_mode(recorder)
         self._closed = None
 
     def findings(self) -> list[Finding]:
         return list(self._found.values())
+
+
+def _remove_mode(mode: TorchFunctionMode) -> None:
+    """Take our mode off the torch-function mode stack, leaving the user's modes as they are.
+
+    The user may have entered a mode of their own after ours and still be inside
+    it: pop down to ours, drop it, and push theirs back in order.
+    """
+    above = []
+    try:
+        while torch._C._len_torch_function_stack() > 0:
+            top = torch._C._pop_torch_function_stack()
+            if top is mode:
+                break
+            above.append(top)
+    finally:
+        for other in reversed(above):
+            torch._C._push_on_torch_function_stack(other)
