@@ -5,8 +5,8 @@ Workloads: GPT-2 from a config (4 layers, width 256, batch 8 x 128 tokens,
 AdamW); a 4-conv CNN (batch 64, 32x32, SGD with momentum); 24 blocks of
 Linear(64, 64) + LayerNorm + GELU (batch 32, Adam), dispatch-bound.
 
-The variants run interleaved (A B C D A B C D ...) and each figure is the
-median over rounds of a block's mean step time, because this machine is shared
+The variants run interleaved (A B C D D C B A ...) and each figure is the
+median over rounds of a short block's mean step time, because this machine is shared
 and noisy. Each watch variant keeps one session across rounds (attached for its
 blocks only), so sampled work (graph walks, GD207 windows) is amortised as in a
 real run. `python benchmarks/bench_watch.py [--rounds N] [--steps N] [--only NAME] [--threads N]`.
@@ -81,7 +81,9 @@ def mlp24():
     return model, opt, step
 
 
-WORKLOADS = {"gpt2": (gpt2, 3), "cnn": (cnn, 4), "mlp24": (mlp24, 40)}
+# (builder, steps per timed block, rounds): blocks short and many, so that load
+# changes on a shared machine hit every variant alike.
+WORKLOADS = {"gpt2": (gpt2, 1, 15), "cnn": (cnn, 2, 15), "mlp24": (mlp24, 10, 25)}
 VARIANTS = ("plain", "watch()", "watch(deep=True)", "detect_anomaly()")
 
 
@@ -92,14 +94,17 @@ def _block(step, n: int) -> float:
     return (time.perf_counter() - start) / n * 1e3
 
 
-def measure(name: str, rounds: int, steps: int | None) -> dict[str, float]:
+def measure(name: str, rounds: int | None, steps: int | None) -> dict[str, float]:
     torch.manual_seed(0)
-    make, default_steps = WORKLOADS[name]
-    n = steps or default_steps
+    make, default_steps, default_rounds = WORKLOADS[name]
+    n, rounds = steps or default_steps, rounds or default_rounds
     model, opt, step = make()
     watches = {"watch()": watch(model, opt), "watch(deep=True)": watch(model, opt, deep=True)}
     for _ in range(2):
         step()
+    for w in watches.values():
+        with w:
+            step()  # not timed: the first steps walk the graph and discover the model
     times: dict[str, list[float]] = {v: [] for v in VARIANTS}
     for r in range(rounds):
         order = VARIANTS if r % 2 == 0 else VARIANTS[::-1]  # ABBA: no variant always runs first
@@ -108,11 +113,9 @@ def measure(name: str, rounds: int, steps: int | None) -> dict[str, float]:
                 times[variant].append(_block(step, n))
             elif variant == "detect_anomaly()":
                 with torch.autograd.detect_anomaly(check_nan=True):
-                    step()
                     times[variant].append(_block(step, n))
             else:
                 with watches[variant]:
-                    step()  # not timed: the first steps walk the graph and discover the model
                     times[variant].append(_block(step, n))
     for w in watches.values():
         assert not w.session.internal_errors, w.session.internal_errors
@@ -121,7 +124,7 @@ def measure(name: str, rounds: int, steps: int | None) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--only", action="append")
     # One thread: on a shared 2-core machine, two spinning OpenMP threads per op make
@@ -132,7 +135,7 @@ def main(argv: list[str] | None = None) -> None:
     import warnings
 
     warnings.filterwarnings("ignore")
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; median of {args.rounds} interleaved rounds")
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s); ms per step: median over interleaved rounds")
     header = f"{'workload':<8}" + "".join(f"{v:>26}" for v in VARIANTS)
     print(header)
     for name in args.only or list(WORKLOADS):

@@ -76,10 +76,10 @@ def test_memory_held_is_flat_over_1000_steps():
             F.mse_loss(model(x), y).backward()
             opt.step()
 
+    tracemalloc.start()  # before the warm-up, so that replaced entries count as freed
     with w:
-        run(300)  # fill every bounded history
+        run(400)  # fill every bounded history (32 update ratios, measured every 10 steps)
         gc.collect()
-        tracemalloc.start()
         before = tracemalloc.take_snapshot()
         run(1000)
         gc.collect()
@@ -87,7 +87,7 @@ def test_memory_held_is_flat_over_1000_steps():
         tracemalloc.stop()
     grown = sum(s.size_diff for s in after.compare_to(before, "filename") if "graddoctor" in s.traceback[0].filename)
     assert grown < 64 * 1024, f"graddoctor grew by {grown} bytes over 1000 steps"
-    assert w.steps == 1300
+    assert w.steps == 1400
 
 
 def test_hooks_and_modes_restored_after_success_and_after_error():

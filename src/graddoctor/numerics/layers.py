@@ -50,7 +50,7 @@ class OptimizerTrack:
     no_grad_steps: int = 0
     zero_grad_steps: int = 0
     lr_zero_steps: int = 0
-    ratios: list = field(default_factory=list)  # (ratio, lr) per measured step, bounded
+    ratios: deque = field(default_factory=lambda: deque(maxlen=32))  # (ratio, lr) of the last measured steps
     max_lr: float = 0.0
 
 
@@ -305,7 +305,7 @@ class LayerStats(Observer):
             if w[i] > 0 and math.isfinite(d[i]):
                 self.layers[name].ratio = math.sqrt(d[i] / w[i])
         dt, wt = sum(d), sum(w)
-        if wt > 0 and math.isfinite(dt) and len(track.ratios) < 4096:
+        if wt > 0 and math.isfinite(dt):
             track.ratios.append((math.sqrt(dt / wt), reading.lr))
         self.measured += 1
 
