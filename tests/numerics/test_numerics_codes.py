@@ -191,3 +191,23 @@ def test_deep_request_reaches_a_deep_observer():
             (F.mse_loss(model(x), y) * float("nan")).backward()
             opt.step()
     assert len(Deep.asked) == 1 and "non-finite loss" in Deep.asked[0][0]
+
+
+def test_sparse_embedding_gradients_and_bf16_parameters():
+    torch.manual_seed(0)
+    emb = nn.Embedding(50, 8, sparse=True)
+    head = nn.Linear(8, 1).to(torch.bfloat16)
+    opt_sparse = torch.optim.SGD(emb.parameters(), lr=0.1)
+    opt = torch.optim.SGD(head.parameters(), lr=0.1)
+    with watch({"emb": emb, "head": head}, [opt_sparse, opt]) as w:
+        for _ in range(5):
+            opt.zero_grad()
+            opt_sparse.zero_grad()
+            idx = torch.randint(0, 50, (16,))
+            loss = head(emb(idx).to(torch.bfloat16)).float().pow(2).mean()
+            loss.backward()
+            opt_sparse.step()
+            opt.step()
+    assert not w.session.internal_errors, w.session.internal_errors
+    rows = {r.name: r for r in w.report().layers}
+    assert rows["head"].has_grad and rows["head"].grad_norm > 0

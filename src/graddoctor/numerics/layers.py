@@ -127,7 +127,7 @@ class LayerStats(Observer):
         track = self.optimizers.setdefault(id(optimizer), OptimizerTrack(where=event.where))
         layout = self._layout(optimizer)
         grads = [p.grad for p in layout.params]
-        if any(g is None or g.is_sparse for g in grads):
+        if any(g is None for g in grads) or layout.sparse:
             positions = [i for i, g in enumerate(grads) if g is not None and not g.is_sparse]
             grads = [grads[i] for i in positions]
         else:
@@ -143,7 +143,15 @@ class LayerStats(Observer):
         self._losses, self._clips = [], []
         with torch.no_grad():
             # one stack, one read: the norm of every gradient, then the losses and clip norms
-            parts = torch._foreach_norm(grads) if grads else []
+            try:
+                parts = torch._foreach_norm(grads) if grads else []
+            except RuntimeError:
+                if not any(g.is_sparse for g in grads):
+                    raise
+                layout.sparse = True  # sparse embedding gradients: measured without them from now on
+                positions = [i for i, g in zip(positions, grads) if not g.is_sparse]
+                grads = [g for g in grads if not g.is_sparse]
+                parts = torch._foreach_norm(grads) if grads else []
             extra = [t for t, _, _ in losses] + clips
             readout = Readout(_stack(list(parts) + extra)) if parts or extra else None
             if self._ratio_due(track.steps):
@@ -385,9 +393,10 @@ def _per_layer(layout: Layout, positions: list[int], norms: list[float]) -> list
 
 def _stack(tensors: list[torch.Tensor], device: torch.device | None = None) -> torch.Tensor:
     """Stack 0-d results that may differ in dtype (bf16 grads with fp32 ones) as float32."""
-    dtype = tensors[0].dtype
     if device is None:
-        device = tensors[0].device
-    if all(t.dtype == dtype and t.device == device for t in tensors) and dtype == torch.float32:
-        return torch.stack(tensors)
+        try:
+            out = torch.stack(tensors)  # promotes mixed dtypes; fails only across devices
+            return out if out.dtype == torch.float32 else out.float()
+        except RuntimeError:
+            device = tensors[0].device
     return torch.stack([t.to(device=device, dtype=torch.float32) for t in tensors])

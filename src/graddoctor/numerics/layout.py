@@ -42,6 +42,7 @@ class Layout:
         self.all_positions = list(range(len(params)))
         self.all_layers = set(range(len(self.layer_names)))
         self.shape: tuple = ()
+        self.sparse = False  # some gradients are sparse: filtered out each step
         self.optimizer = lambda: None
 
     def __len__(self) -> int:
