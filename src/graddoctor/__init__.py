@@ -1,24 +1,54 @@
-"""graddoctor: finds why a PyTorch model does not learn, and says where in your code."""
+"""graddoctor: finds why a PyTorch model does not learn, and says where in your code.
+
+Names are loaded on first use, so that `graddoctor lint` and `graddoctor
+explain`, which need no torch, do not pay for importing it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 from graddoctor._version import __version__
-from graddoctor.errors import GradDoctorError
-from graddoctor.explain.explainer import explain
-from graddoctor.finding import Finding, Severity
-from graddoctor.graph.diagnose import diagnose
-from graddoctor.helpers import check_loss, ensure_tensor_loss, safe_backward, train_one_epoch, verify_layer
-from graddoctor.report.report import Report
 
-__all__ = [
-    "Finding",
-    "GradDoctorError",
-    "Report",
-    "Severity",
-    "__version__",
-    "check_loss",
-    "diagnose",
-    "ensure_tensor_loss",
-    "explain",
-    "safe_backward",
-    "train_one_epoch",
-    "verify_layer",
-]
+_EXPORTS = {
+    "Finding": "graddoctor.finding",
+    "GradDoctorError": "graddoctor.errors",
+    "GradFlowMonitor": "graddoctor.numerics.monitor",
+    "Report": "graddoctor.report.report",
+    "Severity": "graddoctor.finding",
+    "check_loss": "graddoctor.helpers",
+    "diagnose": "graddoctor.graph.diagnose",
+    "ensure_tensor_loss": "graddoctor.helpers",
+    "explain": "graddoctor.explain.explainer",
+    "safe_backward": "graddoctor.helpers",
+    "train_one_epoch": "graddoctor.helpers",
+    "verify_layer": "graddoctor.helpers",
+    "watch": "graddoctor.watching",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'graddoctor' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from graddoctor.errors import GradDoctorError
+    from graddoctor.explain.explainer import explain
+    from graddoctor.finding import Finding, Severity
+    from graddoctor.graph.diagnose import diagnose
+    from graddoctor.helpers import check_loss, ensure_tensor_loss, safe_backward, train_one_epoch, verify_layer
+    from graddoctor.numerics.monitor import GradFlowMonitor
+    from graddoctor.report.report import Report
+    from graddoctor.watching import watch

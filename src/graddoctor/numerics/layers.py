@@ -1,113 +1,402 @@
-"""Per-layer gradient statistics, measured once per optimizer step with fused norms.
+"""Per-layer gradient statistics and the numerics checks GD301-GD306.
 
-One `torch._foreach_norm` over every gradient and a single host transfer per
-measured step: no per-parameter Python loop over tensors, no per-module hook.
+Measured once per optimizer step, just before it: one fused
+`torch._foreach_norm` over the gradients, one `index_add_` into per-layer
+sums, and one small host read-back (deferred on accelerators, see readout.py).
+No per-parameter Python loop over tensor data, no per-module hook. The
+update-to-weight ratio needs a copy of the weights, so it is measured on the
+first steps and then every `ratio_every` steps.
 """
 
 from __future__ import annotations
 
+import math
+import weakref
+from collections import deque
+from dataclasses import dataclass, field
+
 import torch
 
+from graddoctor.finding import Finding
+from graddoctor.locate import NOWHERE, Location
+from graddoctor.numerics.escalate import request_deep
+from graddoctor.numerics.layout import Layout, layer_names_now
+from graddoctor.numerics.options import NumericsOptions
+from graddoctor.numerics.readout import Readout
 from graddoctor.report.layers import LayerRow
-from graddoctor.session.observer import Observer, StepEvent
+from graddoctor.session.observer import BackwardEvent, CallEvent, Observer, StepEvent
+
+_MAX_PENDING_LOSSES = 1024
+
+
+@dataclass
+class LayerTrack:
+    """What is kept per layer: running values only, plus a bounded history."""
+
+    last: float | None = None
+    max: float = 0.0
+    total: float = 0.0
+    count: int = 0
+    has_grad: bool = False
+    ratio: float | None = None
+    vanishing: int = 0
+    judged: int = 0
+
+
+@dataclass
+class OptimizerTrack:
+    where: Location = NOWHERE  # the first step line
+    steps: int = 0
+    no_grad_steps: int = 0
+    zero_grad_steps: int = 0
+    lr_zero_steps: int = 0
+    ratios: deque = field(default_factory=lambda: deque(maxlen=32))  # (ratio, lr) of the last measured steps
+    max_lr: float = 0.0
+
+
+@dataclass
+class _Reading:
+    step: int
+    optimizer: int
+    layout: Layout
+    positions: list  # positions in layout.params of the gradients measured
+    readout: Readout | None
+    losses: list  # [(Location, step)] in order, the values are in the readout
+    clips: int
+    ratio: Readout | None = None
+    lr: float = 0.0
 
 
 class LayerStats(Observer):
-    """Keeps, per module that owns parameters: last and max gradient norm, update ratio."""
+    """Gradient norms per layer per step, and what they say about the run."""
 
     name = "layers"
 
-    def __init__(self, ratio_every: int = 10) -> None:
-        self.ratio_every = ratio_every
-        self._groups: list[tuple[str, list[torch.nn.Parameter]]] | None = None
-        self._last: dict[str, float] = {}
-        self._max: dict[str, float] = {}
-        self._has_grad: set[str] = set()
-        self._ratio: dict[str, float] = {}
-        self._before: list[torch.Tensor] | None = None
+    def __init__(self, options: NumericsOptions | None = None, **opts) -> None:
+        self.options = options or NumericsOptions.take(opts)
+        if opts:
+            raise TypeError(f"unknown numerics option(s): {', '.join(sorted(opts))}")
+        self.layers: dict[int, LayerTrack] = {}  # by layer key (see Layout.layer_keys)
+        self.history: deque = deque(maxlen=self.options.history)  # (step, [(layer key, norm)])
+        self._provisional: dict[int, str] = {}  # names as known when the layer was first seen
+        self.optimizers: dict[int, OptimizerTrack] = {}
+        self._layouts: dict[int, Layout] = {}
+        self._pending: deque[_Reading] = deque()
+        self._losses: list[tuple[torch.Tensor, Location, int]] = []
+        self._clips: list[torch.Tensor] = []
+        self._before: dict[int, list[torch.Tensor]] = {}
+        self._scaled: tuple[int, torch.Tensor] | None = None
         self.measured = 0
+        # loss series, per optimizer step (mean of its micro-batches)
+        self.loss_first: list[float] = []
+        self.loss_last: deque[float] = deque(maxlen=self.options.stall_steps)
+        self.loss_steps = 0
+        self.first_bad_loss: tuple[int, Location, float] | None = None
+        self.first_bad_grad: tuple[int, Location, list[str], list[str]] | None = None
+        self.norms_first: list[float] = []
+        self.worst: tuple[float, int, list[str]] | None = None  # total norm, step, top layers (after step 5)
+        self.worst_absolute = 0.0
+        self.worst_first: tuple[float, int, list[str]] | None = None
+        self.escalated = False
+        self.last_backward: Location = NOWHERE
 
-    def _layer_groups(self) -> list[tuple[str, list[torch.nn.Parameter]]]:
-        if self._groups is None:
-            groups = []
-            models = self.session.models()
-            prefix = len(models) > 1
-            for label, model in models.items():
-                for name, module in model.named_modules():
-                    own = [p for p in module._parameters.values() if p is not None]
-                    if own:
-                        full = f"{label}.{name}" if prefix and name else (label if prefix else name or type(model).__name__)
-                        groups.append((full, own))
-            self._groups = groups
-        return self._groups
+    # --- hot path ---------------------------------------------------------------------------
+
+    def before_backward(self, event: BackwardEvent) -> None:
+        self.last_backward = event.where
+        loss = event.loss
+        if self._scaled is not None and self._scaled[0] == id(loss):
+            loss = self._scaled[1]  # judge the loss the user computed, not its scaled copy
+        self._scaled = None
+        if isinstance(loss, torch.Tensor) and loss.numel() == 1 and loss.is_floating_point():
+            self._losses.append((loss.detach(), event.where, event.step))
+            if len(self._losses) > _MAX_PENDING_LOSSES:  # backward without steps: keep memory flat
+                self._flush_losses()
+
+    def on_call(self, event: CallEvent) -> None:
+        if event.kind == "clip" and event.method == "clip_grad_norm_" and isinstance(event.result, torch.Tensor):
+            self._clips.append(event.result.detach())
+        elif event.kind == "scaler" and event.method == "scale" and event.args:
+            original = event.args[0]
+            if isinstance(original, torch.Tensor) and isinstance(event.result, torch.Tensor):
+                self._scaled = (id(event.result), original.detach())
 
     def before_step(self, event: StepEvent) -> None:
-        groups = self._layer_groups()
-        owned = {id(p) for p in _params_of(event.optimizer)}
-        names, grads, counts = [], [], []
-        for name, params in groups:
-            present = [p.grad for p in params if id(p) in owned and p.grad is not None]
-            if present:
-                names.append(name)
-                grads.extend(g.detach() for g in present)
-                counts.append(len(present))
-        if not grads:
-            return
-        with torch.no_grad():
-            norms = torch._foreach_norm(grads)
-            squared = torch.stack([n.float() for n in norms]) ** 2
-            per_layer = torch.split(squared, counts)
-            values = torch.stack([s.sum() for s in per_layer]).sqrt().tolist()
-        for name, value in zip(names, values):
-            self._last[name] = value
-            self._max[name] = max(self._max.get(name, 0.0), value)
-            if value > 0:
-                self._has_grad.add(name)
-            else:
-                self._has_grad.add(name)
-        self.measured += 1
-        if self.ratio_every and (self.measured - 1) % self.ratio_every == 0:
-            self._before = [p.detach().clone() for p in _params_of(event.optimizer)]
+        self._drain(ready_only=True)
+        optimizer = event.optimizer
+        track = self.optimizers.setdefault(id(optimizer), OptimizerTrack(where=event.where))
+        layout = self._layout(optimizer)
+        grads = [p.grad for p in layout.params]
+        if any(g is None for g in grads) or layout.sparse:
+            positions = [i for i, g in enumerate(grads) if g is not None and not g.is_sparse]
+            grads = [grads[i] for i in positions]
         else:
-            self._before = None
+            positions = layout.all_positions
+        lr = max((float(g.get("lr", 0.0)) for g in optimizer.param_groups), default=0.0)
+        track.steps += 1
+        track.max_lr = max(track.max_lr, lr)
+        if lr == 0.0:
+            track.lr_zero_steps += 1
+        if not grads:
+            track.no_grad_steps += 1
+        losses, clips = self._losses, self._clips
+        self._losses, self._clips = [], []
+        with torch.no_grad():
+            # one stack, one read: the norm of every gradient, then the losses and clip norms
+            try:
+                parts = torch._foreach_norm(grads) if grads else []
+            except RuntimeError:
+                if not any(g.is_sparse for g in grads):
+                    raise
+                layout.sparse = True  # sparse embedding gradients: measured without them from now on
+                positions = [i for i, g in zip(positions, grads) if not g.is_sparse]
+                grads = [g for g in grads if not g.is_sparse]
+                parts = torch._foreach_norm(grads) if grads else []
+            extra = [t for t, _, _ in losses] + clips
+            readout = Readout(_stack(list(parts) + extra)) if parts or extra else None
+            if self._ratio_due(track.steps):
+                live = [p for p in layout.params if p.requires_grad]
+                if live:
+                    self._before[id(optimizer)] = torch._foreach_mul([p.detach() for p in live], 1.0)
+        self._pending.append(
+            _Reading(self.loss_steps, id(optimizer), layout, positions if grads else [], readout,
+                     [(w, s) for _, w, s in losses], len(clips), lr=lr)
+        )
+        self.loss_steps += 1
 
     def after_step(self, event: StepEvent) -> None:
-        if self._before is None:
+        before = self._before.pop(id(event.optimizer), None)
+        if before is None or not self._pending:
             return
-        params = _params_of(event.optimizer)
-        before, self._before = self._before, None
-        index = {id(p): i for i, p in enumerate(params)}
+        layout = self._layouts[id(event.optimizer)]
+        live = [p.detach() for p in layout.params if p.requires_grad]
         with torch.no_grad():
-            for name, group in self._layer_groups():
-                idx = [index[id(p)] for p in group if id(p) in index]
-                if not idx:
-                    continue
-                delta = torch.stack([(params[i].detach() - before[i]).float().norm() for i in idx]).norm()
-                weight = torch.stack([before[i].float().norm() for i in idx]).norm()
-                if float(weight) > 0:
-                    self._ratio[name] = float(delta / weight)
+            delta = torch._foreach_norm(torch._foreach_sub(live, before))
+            weight = torch._foreach_norm(before)
+            self._pending[-1].ratio = Readout(_stack(list(delta) + list(weight)))
+
+    def _ratio_due(self, steps: int) -> bool:
+        every = self.options.ratio_every
+        return steps <= 3 or (every > 0 and steps % every == 0)
+
+    def _layout(self, optimizer: torch.optim.Optimizer) -> Layout:
+        layout = self._layouts.get(id(optimizer))
+        shape = tuple(len(g["params"]) for g in optimizer.param_groups)
+        if layout is not None and layout.shape == shape and layout.optimizer() is optimizer:
+            return layout
+        params = [p for group in optimizer.param_groups for p in group["params"]]
+        if layout is None or len(layout.params) != len(params) or any(a is not b for a, b in zip(layout.params, params)):
+            index = None
+            try:
+                index = self.session.model_index()
+            except Exception:
+                pass
+            layout = Layout(params, index)
+            self._layouts[id(optimizer)] = layout
+            for key, name in zip(layout.layer_keys, layout.layer_names):
+                self._provisional.setdefault(key, name)
+                self.layers.setdefault(key, LayerTrack())
+        layout.shape, layout.optimizer = shape, weakref.ref(optimizer)
+        return layout
+
+    def _flush_losses(self) -> None:
+        losses, self._losses = self._losses, []
+        with torch.no_grad():
+            readout = Readout(_stack([t.reshape(()) for t, _, _ in losses]))
+        self._pending.append(_Reading(self.loss_steps, -1, None, set(), readout, [(w, s) for _, w, s in losses], 0))
+
+    # --- off the hot path: turning readings into judgements -------------------------------------
+
+    def _drain(self, ready_only: bool) -> None:
+        while self._pending:
+            reading = self._pending[0]
+            if ready_only and not all(r is None or r.ready() for r in (reading.readout, reading.ratio)):
+                return
+            self._pending.popleft()
+            self._judge(reading)
+
+    def _judge(self, reading: _Reading) -> None:
+        values = reading.readout.values() if reading.readout is not None else []
+        layout = reading.layout
+        n = len(reading.positions)
+        loss_values = values[n:n + len(reading.losses)]
+        clip_values = values[n + len(reading.losses):]
+        self._judge_losses(reading, loss_values)
+        if layout is None:
+            return
+        track = self.optimizers[reading.optimizer]
+        if n:
+            self._judge_grads(reading, _per_layer(layout, reading.positions, values[:n]), clip_values, track)
+        if reading.ratio is not None:
+            self._judge_ratio(reading, reading.ratio.values(), track)
+
+    def _judge_losses(self, reading: _Reading, values: list[float]) -> None:
+        finite = []
+        for value, (where, step) in zip(values, reading.losses):
+            if math.isfinite(value):
+                finite.append(value)
+            elif self.first_bad_loss is None:
+                self.first_bad_loss = (step, where, value)
+                self._escalate(f"non-finite loss ({value}) at step {step}", where)
+        if finite and reading.layout is not None:
+            mean = sum(finite) / len(finite)
+            if len(self.loss_first) < self.options.stall_steps:
+                self.loss_first.append(mean)
+            self.loss_last.append(mean)
+
+    def _judge_grads(self, reading: _Reading, layer_sq: list[float], clips: list[float], track: OptimizerTrack) -> None:
+        layout = reading.layout
+        names = layout.layer_keys
+        total_sq, bad, rms = 0.0, [], []
+        history = []
+        for i, sq in enumerate(layer_sq):
+            if sq is None:
+                continue
+            if not math.isfinite(sq):
+                bad.append(i)
+                continue
+            total_sq += sq
+            norm = math.sqrt(sq)
+            layer = self.layers[names[i]]
+            layer.last = norm
+            layer.max = max(layer.max, norm)
+            layer.total += norm
+            layer.count += 1
+            layer.has_grad = True
+            history.append((names[i], norm))
+            if norm > 0:
+                rms.append((layout.rms(i, norm), i))
+        if bad:
+            for i in bad:
+                self.layers[names[i]].has_grad = True
+            if self.first_bad_grad is None:
+                # Backward runs from the loss towards the inputs: the non-finite layer
+                # registered last (nearest the loss) is where it appeared first.
+                first = layout.layer_names[bad[-1]]
+                params = [layout.param_names[j] for j, layer in enumerate(layout.layer_of) if layer == bad[-1]]
+                self.first_bad_grad = (reading.step, self.last_backward, [first], params)
+                self._escalate(f"non-finite gradient in {first} at step {reading.step}", self.last_backward)
+            return
+        self.history.append((reading.step, history))
+        total = math.sqrt(total_sq)
+        if total == 0.0:
+            track.zero_grad_steps += 1
+        raw = max([total] + [c for c in clips if math.isfinite(c)])
+        if len(self.norms_first) < 5:
+            self.norms_first.append(raw)
+        if self.worst_absolute < raw:
+            self.worst_absolute = raw
+        # growth is judged after the first steps, against their median
+        if len(self.norms_first) >= 5 and reading.step >= 5 and (self.worst is None or raw > self.worst[0]):
+            top = sorted(rms, reverse=True)[:3]
+            self.worst = (raw, reading.step, [names[i] for _, i in top])
+        if raw > self.options.explode_norm and self.worst_first is None:
+            top = sorted(rms, reverse=True)[:3]
+            self.worst_first = (raw, reading.step, [names[i] for _, i in top])
+        if len(rms) >= 3:
+            # against the upper quartile: the rest of the network, robust to one loud layer
+            ordered = sorted(v for v, _ in rms)
+            reference = ordered[(3 * len(ordered)) // 4]
+            for value, i in rms:
+                layer = self.layers[names[i]]
+                layer.judged += 1
+                if value < self.options.vanish_ratio * reference:
+                    layer.vanishing += 1
+
+    def _judge_ratio(self, reading: _Reading, values: list[float], track: OptimizerTrack) -> None:
+        layout = reading.layout
+        live = [i for i, p in enumerate(layout.params) if p.requires_grad]
+        half = len(values) // 2
+        d = [v or 0.0 for v in _per_layer(layout, live, values[:half])]
+        w = [v or 0.0 for v in _per_layer(layout, live, values[half:])]
+        for i, name in enumerate(layout.layer_keys):
+            if w[i] > 0 and math.isfinite(d[i]):
+                self.layers[name].ratio = math.sqrt(d[i] / w[i])
+        dt, wt = sum(d), sum(w)
+        if wt > 0 and math.isfinite(dt):
+            track.ratios.append((math.sqrt(dt / wt), reading.lr))
+        self.measured += 1
+
+    def _escalate(self, reason: str, where: Location) -> None:
+        if not self.escalated:
+            self.escalated = True
+            request_deep(self.session, reason, where)
+
+    # --- results ----------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        self._before.clear()
+        if self._losses:
+            self._flush_losses()
+        self._drain(ready_only=False)
+
+    def findings(self) -> list[Finding]:
+        from graddoctor.numerics.judge import numerics_findings
+
+        if self._losses:
+            self._flush_losses()
+        self._drain(ready_only=False)
+        return numerics_findings(self)
+
+    def names(self) -> dict[int, str]:
+        """Layer key -> the layer's name as the models are named now."""
+        out = dict(self._provisional)
+        try:
+            models = self.session.models()
+        except Exception:
+            models = {}
+        for key, name, _ in layer_names_now(models):
+            out[key] = name
+        return out
+
+    def name(self, key: int) -> str:
+        return self.names().get(key, str(key))
 
     def rows(self) -> list[LayerRow]:
-        rows = []
-        for name, params in self._layer_groups() if self._groups is not None or self._can_group() else []:
-            rows.append(
-                LayerRow(
-                    name=name,
-                    params=len(params),
-                    grad_norm=self._last.get(name),
-                    grad_norm_max=self._max.get(name),
-                    update_ratio=self._ratio.get(name),
-                    has_grad=name in self._has_grad,
-                )
-            )
+        """One row per module that owns parameters (of the known models and optimizers)."""
+        try:
+            models = self.session.models()
+        except Exception:
+            models = {}
+        entries = layer_names_now(models)
+        known = {key for key, _, _ in entries}
+        counts: dict[int, int] = {}
+        for layout in self._layouts.values():
+            for i in layout.layer_of:
+                key = layout.layer_keys[i]
+                counts[key] = counts.get(key, 0) + 1
+        entries += [(key, self._provisional.get(key, str(key)), n) for key, n in counts.items() if key not in known]
+        rows: list[LayerRow] = []
+        for key, name, n in entries:
+            track = self.layers.get(key)
+            rows.append(LayerRow(
+                name=name,
+                params=n,
+                grad_norm=track.last if track else None,
+                grad_norm_max=track.max if track and track.has_grad else None,
+                update_ratio=track.ratio if track else None,
+                has_grad=bool(track and track.has_grad),
+            ))
         return rows
 
-    def _can_group(self) -> bool:
+
+def _per_layer(layout: Layout, positions: list[int], norms: list[float]) -> list[float | None]:
+    """Per layer: the sum of squared norms of its measured parameters (None: none measured)."""
+    out: list[float | None] = [None] * len(layout)
+    layer_of = layout.layer_of
+    for pos, norm in zip(positions, norms):
+        i = layer_of[pos]
+        prev = out[i]
+        out[i] = norm * norm if prev is None else prev + norm * norm
+    return out
+
+
+def _stack(tensors: list[torch.Tensor], device: torch.device | None = None) -> torch.Tensor:
+    """Stack 0-d results that may differ in dtype (bf16 grads with fp32 ones) as float32."""
+    if device is None:
         try:
-            return bool(self.session.models())
-        except Exception:
-            return False
-
-
-def _params_of(optimizer: torch.optim.Optimizer) -> list[torch.Tensor]:
-    return [p for group in optimizer.param_groups for p in group["params"]]
+            out = torch.stack(tensors)  # promotes mixed dtypes; fails only across devices
+            return out if out.dtype == torch.float32 else out.float()
+        except RuntimeError:
+            device = tensors[0].device
+    return torch.stack([t.to(device=device, dtype=torch.float32) for t in tensors])

@@ -20,6 +20,10 @@ pre{background:#f0f0f0;padding:.4rem .6rem;overflow-x:auto;margin:.4rem 0}
 table{border-collapse:collapse;font-size:.9rem}td,th{padding:.2rem .6rem;border-bottom:1px solid #ddd;text-align:right}
 td:first-child,th:first-child{text-align:left;font-family:ui-monospace,monospace}
 .nograd{color:#d32f2f;font-weight:700}
+.counts span{display:inline-block;padding:.1rem .5rem;border-radius:.8rem;margin-right:.4rem;font-size:.85rem;color:#fff}
+.counts .error{background:#d32f2f}.counts .warning{background:#f9a825;color:#1d1d1f}.counts .info{background:#0288d1}
+.counts .ok{background:#2e7d32}
+.legend{font-size:.85rem;color:#555}.legend i{display:inline-block;width:.9rem;height:.7rem;margin:0 .3rem 0 .8rem;vertical-align:middle}
 """
 
 
@@ -45,7 +49,7 @@ def _finding(f: Finding) -> str:
         f'<div><span class="sev">{e(str(f.severity))}</span><span class="code">{e(f.code)}</span> '
         f'{e(f.name)} <span class="where">{e(where)}</span></div>',
     ]
-    src = _source(f.file, f.line)
+    src = _source(f.file, f.line, 2)
     if src:
         parts.append(f"<pre>{e(src)}</pre>")
     parts.append(f"<p>{e(f.message)}</p>")
@@ -89,7 +93,12 @@ def render_fragment(report) -> str:
         summary += f", {report.steps_observed} optimizer steps observed"
     if report.status:
         summary += f", script {report.status}"
-    parts = [f'<p class="summary">{e(summary)}</p>']
+    counts = {}
+    for f in report.findings:
+        counts[str(f.severity)] = counts.get(str(f.severity), 0) + 1
+    badges = "".join(f'<span class="{sev}">{counts[sev]} {sev}{"s" if counts[sev] != 1 and sev != "info" else ""}</span>'
+                     for sev in ("error", "warning", "info") if sev in counts) or '<span class="ok">no problems found</span>'
+    parts = [f'<p class="counts">{badges}</p>', f'<p class="summary">{e(summary)}</p>']
     if report.exception:
         exc = report.exception
         parts.append(f"<p><b>The script raised</b> <code>{e(exc['type'])}: {e(exc['message'])}</code></p>")
@@ -97,6 +106,8 @@ def render_fragment(report) -> str:
     if report.layers:
         parts.append("<h2>Gradient flow</h2>")
         parts.append(gradient_flow_svg(report.layers))
+        parts.append('<p class="legend">gradient norm per layer, log scale:<i style="background:#90caf9"></i>max over '
+                     'steps<i style="background:#1565c0"></i>last step<i style="background:#d32f2f"></i>no gradient</p>')
         parts.append(_layers_table(report))
     return "\n".join(parts)
 

@@ -53,13 +53,11 @@ class Report:
         return any(f.severity >= threshold for f in self.findings)
 
     def to_dict(self) -> dict[str, Any]:
-        import torch
-
         from graddoctor._version import __version__
 
         out: dict[str, Any] = {
             "schema": SCHEMA_ID,
-            "tool": {"name": "graddoctor", "version": __version__, "torch": torch.__version__.split("+")[0]},
+            "tool": {"name": "graddoctor", "version": __version__, "torch": _torch_version()},
             "command": self.command,
             "target": self.target,
         }
@@ -98,6 +96,20 @@ class Report:
         from graddoctor.report.html import render_fragment
 
         return render_fragment(self)
+
+
+def _torch_version() -> str:
+    """The installed torch's version, without importing torch when nothing has (lint, explain)."""
+    import sys
+    from importlib import metadata
+
+    module = sys.modules.get("torch")
+    if module is not None:
+        return module.__version__.split("+")[0]
+    try:
+        return metadata.version("torch").split("+")[0]
+    except metadata.PackageNotFoundError:
+        return "not installed"
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

@@ -11,13 +11,19 @@ from graddoctor.session.observer import Observer
 
 def standard_observers(*, mode: str = "watch", deep: bool = False, **options) -> list[Observer]:
     from graddoctor.graph.observer import GraphObserver
+    from graddoctor.loop.audit import LoopAudit
+    from graddoctor.loop.kept_alive import KeptAlive
     from graddoctor.numerics.layers import LayerStats
+    from graddoctor.numerics.options import NumericsOptions
     from graddoctor.distributed.ddp import DDPObserver
 
     walk_every = options.pop("walk_every", 10 if mode == "run" else 100)
+    numerics = NumericsOptions.take(options)
     observers: list[Observer] = [
         GraphObserver(walk_first=options.pop("walk_first", 3), walk_every=walk_every),
-        LayerStats(ratio_every=options.pop("ratio_every", 10)),
+        LoopAudit(amp_skip_fraction=numerics.amp_skip_fraction),
+        KeptAlive(every=options.pop("kept_alive_every", 50)),
+        LayerStats(numerics),
         DDPObserver(),
     ]
     return observers

@@ -1,0 +1,200 @@
+"""GD207: autograd history that outlives its iteration.
+
+For one sampled iteration at a time (from one optimizer step to the next) a
+`TorchFunctionMode` sees every torch call. Two things betray a graph kept
+alive: an op that extends a graph made before the iteration began (its input's
+`grad_fn` has a smaller autograd sequence number than the iteration's first
+node: `total += loss`), and a tensor with history made in the iteration that is
+still alive `lag` steps later (outputs appended to a list). Outside the sampled
+iterations nothing is installed, so the hot path pays nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from graddoctor.finding import Finding
+from graddoctor.locate import NOWHERE, Location, is_user_file
+from graddoctor.rules import make
+from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
+
+_MAX_TRACKED = 4096
+
+
+def _sequence_now() -> int:
+    """The autograd sequence number the next node will get."""
+    with torch.enable_grad():
+        probe = torch.zeros((), requires_grad=True) * 1
+    return probe.grad_fn._sequence_nr() + 1
+
+
+class _Recorder(TorchFunctionMode):
+    def __init__(self, start_seq: int, loop_code) -> None:
+        super().__init__()
+        self.start_seq = start_seq
+        self.loop_code = loop_code
+        self.extended: dict[tuple, int] = {}  # (file, line) -> times an op extended an old graph
+        self.made: dict[tuple, list] = {}  # (file, line) -> weakrefs of tensors with history made there
+        self.tracked = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if not torch.is_grad_enabled():
+            return out
+        try:
+            self._record(args, kwargs, out)
+        except Exception:  # never let bookkeeping break the user's op
+            pass
+        return out
+
+    def _record(self, args, kwargs, out) -> None:
+        outputs = out if isinstance(out, (tuple, list)) else (out,)
+        fresh = [t for t in outputs if isinstance(t, torch.Tensor) and t.grad_fn is not None]
+        if not fresh:
+            return
+        old = False
+        for value in list(args) + list((kwargs or {}).values()):
+            if isinstance(value, torch.Tensor) and value.grad_fn is not None:
+                if value.grad_fn._sequence_nr() < self.start_seq:
+                    old = True
+                    break
+        if not old and self.tracked >= _MAX_TRACKED:
+            return
+        where = self._where()
+        if where is None:
+            return
+        if old:
+            self.extended[where] = self.extended.get(where, 0) + 1
+        if self.tracked < _MAX_TRACKED:
+            refs = self.made.setdefault(where, [])
+            for t in fresh:
+                refs.append(weakref.ref(t))
+                self.tracked += 1
+
+    def _where(self) -> tuple | None:
+        """The line in the training loop's own function, else the outermost user line below it."""
+        frame = sys._getframe(3)
+        outer = None
+        while frame is not None:
+            code = frame.f_code
+            if code is self.loop_code:
+                return (code.co_filename, frame.f_lineno)
+            if is_user_file(code.co_filename):
+                outer = (code.co_filename, frame.f_lineno)
+                if self.loop_code is None:
+                    return outer
+            frame = frame.f_back
+        return outer
+
+
+class KeptAlive(Observer):
+    name = "kept-alive"
+
+    def __init__(self, first: int = 2, every: int = 50, lag: int = 2) -> None:
+        self.first = first
+        self.every = every
+        self.lag = lag
+        self._recorder: _Recorder | None = None
+        self._closed: tuple[int, _Recorder] | None = None
+        self._loop_code = None
+        self._found: dict[tuple, Finding] = {}
+        self.windows = 0
+        self.cycles = 0
+
+    def before_backward(self, event: BackwardEvent) -> None:
+        if self._loop_code is None:
+            frame = sys._getframe(0)
+            while frame is not None:
+                if frame.f_code.co_filename == event.where.file and frame.f_lineno == event.where.line:
+                    self._loop_code = frame.f_code
+                    break
+                frame = frame.f_back
+
+    def after_step(self, event: StepEvent) -> None:
+        # An iteration ends with the step of the optimizer that steps least often (the last
+        # of them when they tie): a GAN's generator step, not its discriminator's.
+        counts = self.session.steps_by_optimizer
+        mine = counts.get(id(event.optimizer), 0)
+        if mine > min(counts.values(), default=mine):
+            return
+        self.cycles += 1
+        step = self.cycles
+        if self._recorder is not None:
+            if step > self._opened_at:
+                self._close(step)
+        elif self._closed is not None:
+            closed_at, recorder = self._closed
+            if step >= closed_at + self.lag:
+                self._closed = None
+                self._judge(recorder, step - closed_at)
+        elif step == self.first or (step > self.first and self.every and (step - self.first) % self.every == 0):
+            # Never slide our mode in under or over a mode the user has entered: they
+            # could not exit theirs cleanly. Sampling resumes when theirs is gone.
+            if torch._C._len_torch_function_stack() == 0:
+                self._open(step)
+
+    def _open(self, step: int) -> None:
+        recorder = _Recorder(_sequence_now(), self._loop_code)
+        recorder.__enter__()
+        self._recorder, self._opened_at = recorder, step
+        self.windows += 1
+
+    def _close(self, step: int) -> None:
+        recorder, self._recorder = self._recorder, None
+        try:
+            _remove_mode(recorder)
+        finally:
+            self._closed = (step, recorder)
+            for where, count in recorder.extended.items():
+                self._report(where, None)
+
+    def _judge(self, recorder: _Recorder, steps_later: int) -> None:
+        for where, refs in recorder.made.items():
+            alive = sum(1 for r in refs if r() is not None)
+            if alive:
+                self._report(where, (alive, steps_later))
+
+    def _report(self, where: tuple, alive: tuple | None) -> None:
+        if where in self._found:
+            return
+        loc = Location(where[0], where[1])
+        if alive is None:
+            message = ("This line adds to a tensor whose autograd graph was built in an earlier iteration: "
+                       "each iteration chains its graph onto the last one, so memory grows step after step.")
+        else:
+            n, later = alive
+            message = (f"{n} tensor{'s' if n != 1 else ''} with autograd history made at this line "
+                       f"{'are' if n != 1 else 'is'} still alive {later} optimizer steps later (kept in a list, "
+                       "a running total or an attribute): each one keeps its graph, so memory grows step after step.")
+        self._found[where] = make("GD207", message, **loc.shown())
+
+    def stop(self) -> None:
+        if self._recorder is not None:
+            recorder, self._recorder = self._recorder, None
+            _remove_mode(recorder)
+        self._closed = None
+
+    def findings(self) -> list[Finding]:
+        return list(self._found.values())
+
+
+def _remove_mode(mode: TorchFunctionMode) -> None:
+    """Take our mode off the torch-function mode stack, leaving the user's modes as they are.
+
+    The user may have entered a mode of their own after ours and still be inside
+    it: pop down to ours, drop it, and push theirs back in order.
+    """
+    above = []
+    try:
+        while torch._C._len_torch_function_stack() > 0:
+            top = torch._C._pop_torch_function_stack()
+            if top is mode:
+                break
+            above.append(top)
+    finally:
+        for other in reversed(above):
+            torch._C._push_on_torch_function_stack(other)

@@ -1,0 +1,96 @@
+"""Which layer each parameter of an optimizer belongs to, computed once per optimizer.
+
+A layer is a module that owns parameters directly (`encoder.0`), named as the
+user's model names it. Parameters outside every known model keep their own name.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from graddoctor.graph.naming import ModelIndex
+
+
+class Layout:
+    """Parameters of one optimizer grouped by layer, in the model's registration order."""
+
+    def __init__(self, params: list[torch.Tensor], index: ModelIndex | None) -> None:
+        self.params = params
+        owners = _owning_modules(index)
+        self.layer_keys: list[int] = []  # id of the owning module (or of a loose parameter)
+        self.layer_names: list[str] = []
+        self.layer_numel: list[int] = []
+        self.layer_of: list[int] = []  # param position -> layer position
+        self.param_names: list[str] = []
+        position: dict[str, int] = {}
+        for p in params:
+            name = index.name(p) if index is not None else f"param{len(self.param_names)}"
+            self.param_names.append(name)
+            layer = index.module_of.get(id(p)) if index is not None else None
+            if layer is None or layer == "":
+                layer = (layer if layer is not None else name) or _root_label(index, p)
+            if layer not in position:
+                position[layer] = len(self.layer_names)
+                self.layer_keys.append(owners.get(id(p), id(p)))
+                self.layer_names.append(layer)
+                self.layer_numel.append(0)
+            self.layer_of.append(position[layer])
+            self.layer_numel[position[layer]] += p.numel()
+        self._full_index: torch.Tensor | None = None
+        self.all_positions = list(range(len(params)))
+        self.all_layers = set(range(len(self.layer_names)))
+        self.shape: tuple = ()
+        self.sparse = False  # some gradients are sparse: filtered out each step
+        self.optimizer = lambda: None
+
+    def __len__(self) -> int:
+        return len(self.layer_names)
+
+    def index_for(self, positions: list[int], device: torch.device) -> torch.Tensor:
+        """The layer index of each present gradient, as a tensor for index_add_."""
+        if len(positions) == len(self.params):
+            if self._full_index is None or self._full_index.device != device:
+                self._full_index = torch.tensor(self.layer_of, device=device)
+            return self._full_index
+        return torch.tensor([self.layer_of[i] for i in positions], device=device)
+
+    def rms(self, layer: int, norm: float) -> float:
+        return norm / math.sqrt(max(1, self.layer_numel[layer]))
+
+
+def _owning_modules(index: ModelIndex | None) -> dict[int, int]:
+    """param id -> id of the module that owns it directly: a layer's identity, whatever
+    name the model is given later."""
+    out: dict[int, int] = {}
+    if index is None:
+        return out
+    for model in index.models.values():
+        for module in model.modules():
+            for p in module._parameters.values():
+                if p is not None:
+                    out.setdefault(id(p), id(module))
+    return out
+
+
+def layer_names_now(models: dict) -> list[tuple[int, str, int]]:
+    """(module id, name, parameter count) of every module that owns parameters, named as now."""
+    out = []
+    prefix = len(models) > 1
+    for label, model in models.items():
+        for name, module in model.named_modules():
+            own = [p for p in module._parameters.values() if p is not None]
+            if own:
+                full = f"{label}.{name}" if prefix and name else (label if prefix else name or type(model).__name__)
+                out.append((id(module), full, len(own)))
+    return out
+
+
+def _root_label(index: ModelIndex | None, p: torch.Tensor) -> str:
+    if index is None:
+        return "model"
+    label = index.owner.get(id(p))
+    if label is not None and len(index.models) == 1:
+        return type(index.models[label]).__name__
+    return label or "model"

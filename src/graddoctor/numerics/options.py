@@ -1,0 +1,40 @@
+"""Thresholds of the numerics checks, with their documented defaults.
+
+Every field can be set per run: `watch(vanish_ratio=1e-6)`,
+`standard_observers(explode_norm=1e5)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+
+@dataclass
+class NumericsOptions:
+    # GD303: a step's total gradient norm above this, or this many times the
+    # median of the first steps' norms, is exploding.
+    explode_norm: float = 1e4
+    explode_growth: float = 1e3
+    # GD304: a layer whose gradient RMS is below vanish_ratio x the median
+    # layer's RMS on at least half of the observed steps (3 or more).
+    vanish_ratio: float = 1e-4
+    # GD305: the median update/weight ratio of an optimizer outside [low, high].
+    ratio_low: float = 1e-6
+    ratio_high: float = 0.5
+    # The update/weight ratio needs a copy of the weights: measured on the
+    # first 3 steps and then every `ratio_every` steps.
+    ratio_every: int = 10
+    # GD306: over at least `stall_steps` steps, the mean loss of the last
+    # quarter is not `stall_min_drop` (relative) below that of the first.
+    stall_steps: int = 30
+    stall_min_drop: float = 0.01
+    # GD307: GradScaler skipped more than this fraction of at least 8 steps.
+    amp_skip_fraction: float = 0.5
+    # Rows of per-step history kept for GradFlowMonitor plots (bounded memory).
+    history: int = 256
+
+    @classmethod
+    def take(cls, options: dict) -> "NumericsOptions":
+        """Pop this class's fields out of `options` (the rest belong to others)."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: options.pop(k) for k in list(options) if k in names})

@@ -1,0 +1,84 @@
+"""`watch()`: the always-on audit of a training loop, from Python.
+
+    with graddoctor.watch(model, optimizer) as w:
+        for x, y in loader:
+            ...
+    print(w.report())
+
+The same observers as `graddoctor run` (session/standard.py), attached for the
+duration of the block (or between `.attach()` and `.detach()`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import torch
+from torch import nn
+
+from graddoctor.report.report import Report
+from graddoctor.session.session import Session
+from graddoctor.session.standard import standard_observers
+
+_OWN_OPTIONS = ("walk_every", "walk_first", "kept_alive_every")
+
+
+class Watch:
+    """An attached (or attachable) watch over a training loop; see `watch()`."""
+
+    def __init__(self, model=None, optimizer=None, *, deep: bool = False, max_steps: int | None = None, **opts) -> None:
+        from graddoctor.numerics.options import NumericsOptions
+
+        known = {f for f in NumericsOptions.__dataclass_fields__} | set(_OWN_OPTIONS)
+        unknown = sorted(set(opts) - known)
+        if unknown:
+            raise TypeError(f"watch() got unknown option(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        self.observers = standard_observers(mode="watch", deep=deep, **opts)
+        self.session = Session(self.observers, models=model, optimizers=optimizer, max_steps=max_steps)
+
+    def attach(self) -> "Watch":
+        self.session.attach()
+        return self
+
+    def detach(self) -> None:
+        self.session.detach()
+
+    def __enter__(self) -> "Watch":
+        return self.attach()
+
+    def __exit__(self, *exc) -> None:
+        self.detach()
+
+    @property
+    def steps(self) -> int:
+        return self.session.step
+
+    def layer_stats(self):
+        from graddoctor.numerics.layers import LayerStats
+
+        return next((o for o in self.observers if isinstance(o, LayerStats)), None)
+
+    def report(self) -> Report:
+        """The findings so far (callable while attached, and after)."""
+        findings = self.session.findings()
+        stats = self.layer_stats()
+        layers = stats.rows() if stats is not None and not getattr(stats, "_graddoctor_failed", False) else []
+        report = Report(command="watch", findings=findings, layers=layers, steps_observed=self.session.step)
+        for error in self.session.internal_errors:
+            report.notes.append("graddoctor internal error (please report it with a minimal script):\n" + error)
+        return report
+
+
+def watch(
+    model: nn.Module | Iterable[nn.Module] | dict[str, nn.Module] | None = None,
+    optimizer: torch.optim.Optimizer | Iterable[torch.optim.Optimizer] | None = None,
+    **opts,
+) -> Watch:
+    """Watch a training loop: call order, numerics and gradient flow, at low cost.
+
+    Use as a context manager or with `.attach()` / `.detach()`; `.report()`
+    returns the Report. `deep=True` also records cut provenance. Thresholds
+    (see `graddoctor.numerics.options.NumericsOptions`) can be set here, e.g.
+    `watch(model, opt, vanish_ratio=1e-6, stall_steps=100)`.
+    """
+    return Watch(model, optimizer, **opts)

@@ -1,0 +1,77 @@
+"""`run --html` writes a page that a real browser renders: findings, source, the gradient-flow chart."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+SCRIPT = """
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+head = nn.Linear(4, 4)  # never used
+optimizer = torch.optim.SGD(list(model.parameters()) + list(head.parameters()), lr=0.05)
+x, y = torch.randn(32, 8), torch.randn(32, 1)
+for step in range(6):
+    loss = F.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+"""
+
+pytestmark = pytest.mark.browser
+
+
+def _chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.skip("headless Chromium is not installed (apt-get install -y chromium; .ci/run does it)")
+
+
+def _browser(*args: str, timeout: float = 90) -> subprocess.CompletedProcess:
+    profile = tempfile.mkdtemp(prefix="graddoctor-chromium-")
+    try:
+        return subprocess.run(
+            [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+             f"--user-data-dir={profile}", *args],
+            capture_output=True, text=True, timeout=timeout,
+        )
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def test_html_report_renders_in_headless_chromium(graddoctor_cli):
+    browser = _chromium()
+    ran = graddoctor_cli("run", "--html", "report.html", "train.py", script=SCRIPT)
+    assert ran.returncode == 1, ran.stderr
+    page = graddoctor_cli.path / "report.html"
+    html = page.read_text()
+    assert "<script" not in html and 'src="http' not in html and 'href="http' not in html  # self-contained
+
+    dom = _browser("--dump-dom", page.as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    text = dom.stdout
+    for code in ("GD201", "GD104"):
+        assert f'data-code="{code}"' in text
+    assert "optimizer.step()" in text  # the source excerpt of the GD201 line
+    assert 'class="gradflow"' in text and "no gradient" in text  # the chart marks the unused head
+
+    shot = graddoctor_cli.path / "shot.png"
+    done = _browser("--window-size=1000,1400", f"--screenshot={shot}", page.as_uri())
+    assert done.returncode == 0 and shot.exists(), done.stderr[-2000:]
+    from PIL import Image
+
+    image = Image.open(shot).convert("RGB")
+    colours = image.getcolors(maxcolors=1 << 20) or []
+    # the red error border, the chart's blue bars: a rendered page, not a blank one
+    assert any(r > 180 and g < 80 and b < 80 for _, (r, g, b) in colours), "no red (error) pixels rendered"
+    assert any(b > 150 and r < 60 for _, (r, g, b) in colours), "no blue (chart) pixels rendered"
+    assert browser
