@@ -9,12 +9,14 @@ reached by some step and is therefore not reported.
 
 from __future__ import annotations
 
+import re
 import weakref
 
-
+import torch
 
 from graddoctor.finding import Finding
 from graddoctor.graph.checks import check_loss_value, check_reach
+from graddoctor.rules import make
 from graddoctor.locate import Location
 from graddoctor.session.observer import BackwardEvent, CallEvent, Observer
 
@@ -30,6 +32,7 @@ class GraphObserver(Observer):
         self.first_backward: Location | None = None
         self.walked = 0
         self.zero_grads_since_backward: list[CallEvent] = []
+        self.zero_grads_total = 0
 
     def before_backward(self, event: BackwardEvent) -> None:
         self.zero_grads_since_backward = []
@@ -41,7 +44,8 @@ class GraphObserver(Observer):
         tensors = event.loss if isinstance(event.loss, (list, tuple)) else [event.loss]
         has_gradient = event.extra.get("gradient") is not None
         for loss in tensors:
-            findings, walked = check_loss_value(loss, event.where, event.step, finiteness=False)
+            cuts = self.session.cuts(loss) if isinstance(loss, torch.Tensor) and loss.grad_fn is None else None
+            findings, walked = check_loss_value(loss, event.where, event.step, finiteness=False, cuts=cuts)
             if has_gradient:
                 findings = [f for f in findings if f.code != "GD103"]
             self._found.extend(findings)
@@ -53,6 +57,7 @@ class GraphObserver(Observer):
     def on_call(self, event: CallEvent) -> None:
         if event.kind == "zero_grad":
             self.zero_grads_since_backward.append(event)
+            self.zero_grads_total += 1
 
     def reached(self) -> set[int]:
         return {key for key, ref in self._reached.items() if ref() is not None}
@@ -69,8 +74,48 @@ class GraphObserver(Observer):
             reached = self.reached()
             touched = {index.owner[pid] for pid in reached if pid in index.owner}
             judge = [p for pid, p in index.params.items() if index.owner[pid] in touched and p.requires_grad]
-        out.extend(check_reach(index, optimizers, self.reached(), self.first_backward, judge=judge))
+        out.extend(
+            check_reach(index, optimizers, self.reached(), self.first_backward, judge=judge, cuts=session.cuts())
+        )
         return out
+
+    def explain_exception(self, exc: BaseException, where: Location) -> list[Finding]:
+        """`'NoneType' object has no attribute 'zero_'` and kin: say which of the three cases it is."""
+        found = _NONE_GRAD.search(str(exc)) if isinstance(exc, AttributeError) else None
+        if found is None or getattr(exc, "obj", 0) is not None:
+            return []
+        attr = found["attr"]
+        if self.first_backward is None:
+            case = (
+                f"No backward() has run yet, so every .grad is still None when `.grad.{attr}` is used."
+            )
+            hint = "Call loss.backward() before using .grad, or guard with `if p.grad is not None:`."
+        elif self.zero_grads_since_backward and all(
+            e.kwargs.get("set_to_none", e.args[0] if e.args else True) for e in self.zero_grads_since_backward
+        ):
+            last = self.zero_grads_since_backward[-1].where
+            case = (
+                f"zero_grad() at {last} set the gradients to None (its default since torch 2.0), and "
+                f"`.grad.{attr}` runs after it, before the next backward()."
+            )
+            hint = (
+                "Read or edit gradients between backward() and zero_grad(), guard with `if p.grad is not None:`, "
+                "or call `zero_grad(set_to_none=False)` if you need zero tensors."
+            )
+        else:
+            missing = self.unreached_names() if self.walked else []
+            shown = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
+            case = (
+                f"backward() has run, but the loss does not reach some parameters"
+                + (f" ({shown})" if shown else "")
+                + f", so their .grad stays None and `.grad.{attr}` fails on them."
+            )
+            hint = (
+                "Find why the loss does not reach them (unused layer, detach(), no_grad) or skip "
+                "parameters whose .grad is None."
+            )
+        fields = where.shown() if where.file else {}
+        return [make("GD104", f"`.grad` is None here. {case}", hint=hint, **fields)]
 
     def unreached_names(self) -> list[str]:
         index = self.session.model_index()
@@ -78,4 +123,4 @@ class GraphObserver(Observer):
         return [index.name(p) for p in index.trainable() if id(p) not in reached]
 
 
-
+_NONE_GRAD = re.compile(r"'NoneType' object has no attribute '(?P<attr>\w+)'")

@@ -18,4 +18,9 @@ def standard_observers(*, mode: str = "watch", deep: bool = False, **options) ->
         GraphObserver(walk_first=options.pop("walk_first", 3), walk_every=walk_every),
         LayerStats(ratio_every=options.pop("ratio_every", 10)),
     ]
+    if deep:
+        from graddoctor.provenance import ProvenanceObserver
+
+        # `run` records for the first steps only; watch(deep=True) for the whole session.
+        observers.append(ProvenanceObserver(deep_steps=options.pop("deep_steps", 3 if mode == "run" else None)))
     return observers
