@@ -95,12 +95,12 @@ def check_loss_value(
     if loss.grad_fn is None:
         if loss.requires_grad:
             return findings, GraphTrace(nodes=1, leaves=[loss], leaf_ids={id(loss)})
-        findings.append(_cut_history(cuts or [], where, step) or _no_history(loss, at, step))
+        findings.append(cut_history(cuts or [], where, step) or _no_history(loss, at, step))
         return findings, None
     return findings, trace(loss)
 
 
-def _cut_history(cuts: list, backward: Location, step: int | None) -> Finding | None:
+def cut_history(cuts: list, backward: Location, step: int | None) -> Finding | None:
     """GD110 when a cut on the way to the loss ran with grad mode off, else GD102 at the cut."""
     located = [c for c in cuts if c.location is not None and c.location.file]
     if not located:

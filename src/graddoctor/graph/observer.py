@@ -74,9 +74,11 @@ class GraphObserver(Observer):
             reached = self.reached()
             touched = {index.owner[pid] for pid in reached if pid in index.owner}
             judge = [p for pid, p in index.params.items() if index.owner[pid] in touched and p.requires_grad]
-        out.extend(
-            check_reach(index, optimizers, self.reached(), self.first_backward, judge=judge, cuts=session.cuts())
-        )
+        reach = check_reach(index, optimizers, self.reached(), self.first_backward, judge=judge, cuts=session.cuts())
+        if not self.reached() and any(f.code in _LOSS_HAS_NO_GRAPH for f in out):
+            # Nothing was reached because the loss itself has no graph: that finding says it all.
+            reach = [f for f in reach if f.code != "GD104"]
+        out.extend(reach)
         return out
 
     def explain_exception(self, exc: BaseException, where: Location) -> list[Finding]:
@@ -123,4 +125,5 @@ class GraphObserver(Observer):
         return [index.name(p) for p in index.trainable() if id(p) not in reached]
 
 
+_LOSS_HAS_NO_GRAPH = {"GD101", "GD102", "GD110"}
 _NONE_GRAD = re.compile(r"'NoneType' object has no attribute '(?P<attr>\w+)'")

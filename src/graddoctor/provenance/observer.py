@@ -19,6 +19,7 @@ import sys
 import torch
 
 from graddoctor.finding import Finding, Related
+from graddoctor.graph.checks import cut_history
 from graddoctor.graph.walk import trace
 from graddoctor.locate import Location
 from graddoctor.provenance import carried
@@ -235,8 +236,8 @@ class ProvenanceObserver(Observer):
         event = self._failed_event()
         if event is None:
             return []
-        cuts = self.cuts(event.loss)
-        return [f for f in (_no_graph_finding(cuts, event.where),) if f is not None]
+        found = cut_history(self.cuts(event.loss), event.where, event.step)
+        return [found] if found is not None else []
 
     def _explain_freed(self, where: Location) -> list[Finding]:
         event = self._failed_event()
@@ -360,33 +361,6 @@ class ProvenanceObserver(Observer):
 
 def _stem(node: str) -> str:
     return re.sub(r"Backward\d*$", "", node)
-
-
-def _no_graph_finding(cuts: list[Cut], backward: Location) -> Finding | None:
-    """GD110 when grad mode was off at a cut that reached the loss, else GD102 at the cut."""
-    located = [c for c in cuts if c.location is not None]
-    if not located:
-        return None
-    grad_off = [c for c in located if c.grad_off]
-    back = _related(backward, "backward() called here")
-    if grad_off:
-        cut = grad_off[0]
-        at = cut.region_entry if cut.region_entry is not None and cut.region_entry.file else cut.location
-        return make(
-            "GD110",
-            f"The loss was computed with gradient recording off: {cut.region_how} was in force at "
-            f"{cut.location}, so the loss has no autograd history and backward() cannot reach any parameter.",
-            related=_related(cut.location, "computed without gradient recording here") + back,
-        **at.shown(),
-        )
-    cut = located[-1]
-    return make(
-        "GD102",
-        f"Every path from the parameters to the loss was cut: the value {cut.describe()} here, so the "
-        "loss has no grad_fn and backward() cannot reach any parameter.",
-        related=cut.related() + back,
-        **cut.location.shown(),
-    )
 
 
 def _pop_mode(mode) -> None:

@@ -147,9 +147,9 @@ def run_target(
 def _explain(session: Session, exc: BaseException, where: Location) -> list[Finding]:
     """What the observers saw explains best; the message alone is the fallback."""
     enriched = session.explain_exception(exc, where)
-    plain = explain(exc)
-    codes = {f.code for f in enriched}
-    return enriched + [f for f in plain if f.code not in codes]
+    if enriched:
+        return enriched  # the same exception, explained with the lines the observers saw
+    return explain(exc)
 
 
 def _layers(session: Session):
