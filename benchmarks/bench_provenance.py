@@ -85,8 +85,8 @@ def _anomaly():
 
 
 VARIANTS = {"plain": contextlib.nullcontext, "deep": _deep, "detect_anomaly": _anomaly}
-WORKLOADS = {"gpt2 (4x256, 8x128, AdamW)": (gpt2, 6), "cnn (4 conv, 64x32x32, SGD)": (cnn, 10),
-             "stack (24 x Linear+LN+GELU, Adam)": (stack, 60)}
+WORKLOADS = {"gpt2 (4x256, 8x128, AdamW)": (gpt2, 2), "cnn (4 conv, 64x32x32, SGD)": (cnn, 4),
+             "stack (24 x Linear+LN+GELU, Adam)": (stack, 30)}
 
 
 def measure(make, steps: int, rounds: int) -> dict[str, float]:

@@ -86,6 +86,8 @@ class GraphObserver(Observer):
         found = _NONE_GRAD.search(str(exc)) if isinstance(exc, AttributeError) else None
         if found is None or getattr(exc, "obj", 0) is not None:
             return []
+        if where.file and "grad" not in where.source:
+            return []  # the None is not a gradient: nothing here to explain
         attr = found["attr"]
         if self.first_backward is None:
             case = (
