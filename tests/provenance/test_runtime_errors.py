@@ -1,0 +1,212 @@
+"""GD107, GD108, GD109, GD112 at runtime, with the lines PyTorch's messages leave out."""
+
+from __future__ import annotations
+
+from tests.provenance.conftest import line_of
+
+RNN = """
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+rnn = nn.RNNCell(4, 8)
+head = nn.Linear(8, 1)
+opt = torch.optim.SGD(list(rnn.parameters()) + list(head.parameters()), lr=0.01)
+hidden = torch.zeros(2, 8)
+for step in range(3):
+    x = torch.randn(2, 4)
+    hidden = rnn(x, hidden)
+    loss = head(hidden).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_rnn_hidden_state_without_detach_is_gd107_at_the_hidden_line(run_script):
+    ran = run_script({"train.py": RNN})
+    assert isinstance(ran.exception, RuntimeError)
+    found = ran.only("GD107")
+    assert (found.file, found.line) == ("train.py", line_of(RNN, "hidden = rnn(x, hidden)"))
+    assert found.subjects == ["hidden"]
+    assert "hidden = hidden.detach()" in found.hint
+    lines = [r.line for r in found.related]
+    assert line_of(RNN, "loss.backward()") in lines
+
+
+def test_rnn_with_detach_is_silent(run_script):
+    fixed = RNN.replace("    hidden = rnn(x, hidden)", "    hidden = rnn(x, hidden.detach())")
+    ran = run_script({"train.py": fixed})
+    assert ran.exception is None
+    assert not ran.serious(), [(f.code, f.message) for f in ran.serious()]
+
+
+def test_two_losses_sharing_a_graph_name_both_backward_lines(run_script):
+    train = """
+    import torch
+    from torch import nn
+
+    model = nn.Linear(4, 4)
+    h = torch.tanh(model(torch.randn(3, 4)))
+    loss_a = h.pow(2).mean()
+    loss_b = h.abs().mean()
+    loss_a.backward()
+    loss_b.backward()
+    """
+    ran = run_script({"train.py": train})
+    found = ran.only("GD107")
+    assert found.line == line_of(train, "loss_b.backward()")
+    assert [r.line for r in found.related] == [line_of(train, "loss_a.backward()")]
+    assert "(loss_a + loss_b).backward()" in found.hint
+
+
+def test_retain_graph_for_two_backward_passes_is_silent(run_script):
+    train = """
+    import torch
+    from torch import nn
+
+    model = nn.Linear(4, 4)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    h = torch.tanh(model(torch.randn(3, 4)))
+    h.pow(2).mean().backward(retain_graph=True)
+    h.abs().mean().backward()
+    opt.step()
+    """
+    ran = run_script({"train.py": train})
+    assert ran.exception is None
+    assert not ran.serious()
+
+
+INPLACE = """
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+lin = nn.Linear(4, 4)
+out = lin(torch.randn(3, 4))
+act = torch.sigmoid(out)
+VERSIONS = [act._version]
+act.relu_()
+VERSIONS.append(act._version)
+loss = act.sum()
+loss.backward()
+"""
+
+
+def test_inplace_relu_on_saved_activation_is_gd108_at_that_line(run_script):
+    ran = run_script({"train.py": INPLACE})
+    assert isinstance(ran.exception, RuntimeError)
+    found = ran.only("GD108")
+    assert (found.file, found.line) == ("train.py", line_of(INPLACE, "act.relu_()"))
+    assert "relu_" in found.message and "SigmoidBackward0" in found.message
+    assert line_of(INPLACE, "loss.backward()") in [r.line for r in found.related]
+
+
+def test_oracle_the_named_inplace_line_really_bumped_the_version(run_script):
+    import sys
+
+    ran = run_script({"train.py": INPLACE + "\n"})
+    found = ran.only("GD108")
+    # The recorder's own record of that edit must agree with what the script measured.
+    provenance = next(o for o in ran.session.observers if o.name == "provenance")
+    edit = next(e for e in provenance.recorder.inplace if e.location.line == found.line)
+    assert (edit.version_before, edit.version_after) == (0, 1)
+    assert "from version 0 to 1" in found.message
+
+
+def test_inplace_on_a_tensor_not_saved_is_silent(run_script):
+    train = """
+    import torch
+    from torch import nn
+
+    lin = nn.Linear(4, 4)
+    opt = torch.optim.SGD(lin.parameters(), lr=0.1)
+    out = lin(torch.randn(3, 4))
+    out.add_(1)            # addmm does not save its output: allowed
+    loss = out.pow(2).sum()
+    loss.backward()
+    opt.step()
+    """
+    ran = run_script({"train.py": train})
+    assert ran.exception is None
+    assert "GD108" not in ran.codes()
+
+
+DATA_WRITE = """
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(2):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    model.weight.data.mul_(0.5)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_data_write_between_forward_and_backward_is_gd109(run_script):
+    ran = run_script({"train.py": DATA_WRITE})
+    found = ran.only("GD109")
+    assert (found.file, found.line) == ("train.py", line_of(DATA_WRITE, "weight.data.mul_"))
+    assert found.subjects == ["weight"]
+
+
+def test_data_write_after_the_step_is_silent(run_script):
+    train = """
+    import torch
+    from torch import nn
+
+    model = nn.Linear(4, 1)
+    for _ in range(2):
+        loss = model(torch.randn(8, 4)).pow(2).mean()
+        model.zero_grad()
+        loss.backward()
+        for p in model.parameters():
+            p.data.add_(p.grad, alpha=-0.1)     # old-style manual SGD: correct
+    """
+    ran = run_script({"train.py": train})
+    assert "GD109" not in ran.codes()
+
+
+def test_leaf_inplace_error_is_gd109_at_the_line(run_script):
+    train = """
+    import torch
+
+    w = torch.randn(3, requires_grad=True)
+    w.add_(1)
+    """
+    ran = run_script({"train.py": train})
+    found = ran.only("GD109")
+    assert found.line == line_of(train, "w.add_(1)")
+
+
+INFERENCE = """
+import torch
+from torch import nn
+
+table = nn.Linear(4, 4)
+head = nn.Linear(4, 4)
+with torch.inference_mode():
+    cached = table(torch.randn(3, 4))
+loss = (head(torch.randn(3, 4)) * cached).sum()
+loss.backward()
+"""
+
+
+def test_inference_tensor_saved_for_backward_is_gd112_at_its_creation(run_script):
+    ran = run_script({"train.py": INFERENCE})
+    found = ran.only("GD112")
+    assert (found.file, found.line) == ("train.py", line_of(INFERENCE, "cached = table("))
+    related = [r.line for r in found.related]
+    assert line_of(INFERENCE, "loss = (head(") in related
+    assert line_of(INFERENCE, "torch.inference_mode()") in related
+
+
+def test_no_grad_cache_instead_of_inference_mode_is_silent(run_script):
+    ran = run_script({"train.py": INFERENCE.replace("torch.inference_mode()", "torch.no_grad()")})
+    assert ran.exception is None
+    assert not ran.serious()
