@@ -25,9 +25,9 @@ _GRAD_MODE_NAMES = {
 }
 
 
-def location_of(frame: FrameType) -> Location:
+def location_of(frame: FrameType, column: bool = True) -> Location:
     code = frame.f_code
-    return Location(code.co_filename, frame.f_lineno, _column(frame), code.co_name)
+    return Location(code.co_filename, frame.f_lineno, _column(frame) if column else None, code.co_name)
 
 
 def user_chain(frame: FrameType | None, limit: int = 6, stop: FrameType | None = None) -> list[Location]:
@@ -35,7 +35,7 @@ def user_chain(frame: FrameType | None, limit: int = 6, stop: FrameType | None =
     out: list[Location] = []
     while frame is not None and len(out) < limit:
         if is_user_file(frame.f_code.co_filename):
-            out.append(location_of(frame))
+            out.append(location_of(frame, column=not out))  # the column only where it is shown
         if frame is stop:
             break
         frame = frame.f_back
@@ -96,6 +96,7 @@ def body_location(region: Region, frame: FrameType | None) -> tuple[Location | N
     """The line inside the region's body that is running now, and the callers that led there."""
     if region.body is not None:
         here = location_of(region.body)
-        return here, [here] + user_chain(region.body.f_back, limit=5)
+        outer = user_chain(region.body.f_back, limit=5)
+        return here, [here] + [Location(o.file, o.line, None, o.function) for o in outer]
     chain = user_chain(frame)
     return (chain[0] if chain else None), chain

@@ -57,6 +57,7 @@ class ProvenanceObserver(Observer):
         self.recorder = Recorder()
         self._patcher = Patcher()
         self._active = False
+        self._suspended = False  # popped for the length of an optimizer step
         self._loss_cuts: dict[int, Cut] = {}  # cuts whose output reached an observed loss
         self._found: list[Finding] = []
         self._last_backward: BackwardEvent | None = None
@@ -109,7 +110,10 @@ class ProvenanceObserver(Observer):
         try:
             if self._active:
                 self._active = False
-                _pop_mode(self.recorder)
+                if self._suspended:
+                    self._suspended = False
+                else:
+                    _pop_mode(self.recorder)
         finally:
             self._patcher.restore()
             for region in self.recorder.inference_regions:
@@ -126,6 +130,7 @@ class ProvenanceObserver(Observer):
     def before_backward(self, event: BackwardEvent) -> None:
         if not self._active:
             return
+        self._resume()  # an optimizer step that raised never reached after_step
         recorder = self.recorder
         losses = _loss_tensors(event.loss)
         for loss in losses:
@@ -136,10 +141,23 @@ class ProvenanceObserver(Observer):
         recorder.forward_seen = False
         self._last_backward = event
 
+    def before_step(self, event: StepEvent) -> None:
+        # An optimizer step is torch's own no-grad work, thousands of small ops for a
+        # for-loop optimizer: step out of the way instead of looking at each.
+        if self._active and not self._suspended and _on_top(self.recorder):
+            self.recorder.__exit__(None, None, None)
+            self._suspended = True
+
     def after_step(self, event: StepEvent) -> None:
         self.recorder.step = self.session.step
+        self._resume()
         if self._active and self.deep_steps is not None and self.session.step >= self.deep_steps:
             self._pause()
+
+    def _resume(self) -> None:
+        if self._suspended:
+            self._suspended = False
+            self.recorder.__enter__()
 
     # --- answers to other observers ------------------------------------------------------------
 
@@ -361,6 +379,13 @@ class ProvenanceObserver(Observer):
 
 def _stem(node: str) -> str:
     return re.sub(r"Backward\d*$", "", node)
+
+
+def _on_top(mode) -> bool:
+    from torch.overrides import _get_current_function_mode_stack
+
+    stack = _get_current_function_mode_stack()
+    return bool(stack) and stack[-1] is mode
 
 
 def _pop_mode(mode) -> None:

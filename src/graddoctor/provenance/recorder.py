@@ -42,7 +42,7 @@ _is_grad_enabled = torch.is_grad_enabled
 _is_inference = torch.is_inference_mode_enabled
 
 # What an op is, decided once per function object.
-_PLAIN, _INPLACE, _NUMBER, _DETACH, _DATA_GET, _DATA_SET, _SET_GRAD, _FACTORY = range(8)
+_PLAIN, _INPLACE, _NUMBER, _DETACH, _DATA_GET, _DATA_SET, _SET_GRAD, _FACTORY, _ATTRIBUTE = range(9)
 _NUMBER_OPS = {"item", "tolist", "numpy", "__float__", "__int__", "__index__"}
 _FACTORIES = {"tensor", "as_tensor", "asarray", "from_numpy", "Tensor"}
 _INPLACE_DUNDERS = {"__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
@@ -55,6 +55,8 @@ def _classify(func) -> int:
     owner = getattr(func, "__self__", None)
     if owner is _DATA:
         return _DATA_GET if getattr(func, "__name__", "") == "__get__" else _DATA_SET
+    if getattr(func, "__name__", "") in ("__get__", "__set__", "__delete__"):
+        return _ATTRIBUTE  # .grad, .shape, .requires_grad...: reading an attribute cuts nothing
     if func is torch._C._set_grad_enabled:
         return _SET_GRAD
     name = getattr(func, "__name__", "")
@@ -112,6 +114,8 @@ class Recorder(TorchFunctionMode):
             kind = _KINDS[func] = _classify(func)
         if kwargs is None:
             kwargs = {}
+        if kind is _ATTRIBUTE:
+            return func(*args, **kwargs)
         if kind is _SET_GRAD:
             before = _is_grad_enabled()
             out = func(*args, **kwargs)
