@@ -26,6 +26,13 @@ def _p(code: str, regex: str, cause: str, hint: str | None = None, exc_types: tu
     return ErrorPattern(code, re.compile(regex, re.S), cause, hint, exc_types, source_has)
 
 
+# What code does with a gradient tensor; another attribute on None is not about .grad.
+_TENSOR_ATTRS = (
+    r"zero_|fill_|data|norm|mul_|div_|add_|sub_|clamp_|clamp|copy_|clone|detach|item|abs|sum|mean|pow|"
+    r"shape|size|numel|sign|square|sqrt|to|cpu|float|max|min|any|all|isnan|isfinite|add|mul|div|sub|neg|"
+    r"view|reshape|flatten|numpy|tolist|dtype|device|std|var"
+)
+
 PATTERNS: list[ErrorPattern] = [
     _p(
         "GD101",
@@ -37,7 +44,7 @@ PATTERNS: list[ErrorPattern] = [
     ),
     _p(
         "GD104",
-        r"'NoneType' object has no attribute '(?P<attr>\w+)'",
+        r"'NoneType' object has no attribute '(?P<attr>" + _TENSOR_ATTRS + ")'",
         "A parameter's .grad is None where the code expects a tensor (`.grad.{attr}`). .grad is "
         "None before the first backward(), after optimizer.zero_grad() (which sets gradients to None "
         "by default since torch 2.0), and for a parameter the loss does not reach.",
