@@ -85,7 +85,7 @@ def _anomaly():
 
 
 VARIANTS = {"plain": contextlib.nullcontext, "deep": _deep, "detect_anomaly": _anomaly}
-WORKLOADS = {"gpt2 (4x256, 8x128, AdamW)": (gpt2, 2), "cnn (4 conv, 64x32x32, SGD)": (cnn, 4),
+WORKLOADS = {"gpt2 (4x256, 8x128, AdamW)": (gpt2, 1), "cnn (4 conv, 64x32x32, SGD)": (cnn, 4),
              "stack (24 x Linear+LN+GELU, Adam)": (stack, 30)}
 
 
@@ -99,8 +99,12 @@ def measure(make, steps: int, rounds: int) -> dict[str, float]:
         warnings.simplefilter("ignore")
         for _ in range(2):
             step()
-        for _ in range(rounds):
-            for name, variant in VARIANTS.items():
+        names = list(VARIANTS)
+        for round_ in range(rounds):
+            # Rotate the order each round so no variant always runs after the same one.
+            order = names[round_ % len(names):] + names[: round_ % len(names)]
+            for name in order:
+                variant = VARIANTS[name]
                 with variant():
                     step()  # warm-up inside the variant
                     start = time.perf_counter()
@@ -112,10 +116,12 @@ def measure(make, steps: int, rounds: int) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--only", default="")
     opts = parser.parse_args(argv or [])
-    torch.set_num_threads(max(1, torch.get_num_threads()))
+    # One thread: on a shared 2-core machine, thread contention swamps a 10% effect.
+    torch.set_num_threads(1)
+    print(f"torch {torch.__version__}, 1 thread, median of {opts.rounds} interleaved rounds; ratios to plain")
     print(f"{'workload':36} {'plain ms':>9} {'deep':>7} {'anomaly':>8}")
     for label, (make, steps) in WORKLOADS.items():
         if opts.only and opts.only not in label:

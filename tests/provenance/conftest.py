@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import linecache
 import sys
 import textwrap
 
@@ -42,6 +43,7 @@ def run_script(tmp_path, monkeypatch):
             (tmp_path / name).write_text(textwrap.dedent(text))
         for name in files:
             sys.modules.pop(name.removesuffix(".py"), None)
+        linecache.clearcache()  # earlier tests' train.py had other lines
         gc.collect()  # models of earlier tests must not be discovered as this script's
         outcome = run_target(main, [], **kwargs)
         return Outcome(outcome, tmp_path)
