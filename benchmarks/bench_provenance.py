@@ -4,7 +4,8 @@ Three workloads: GPT-2 built from a config (4 layers, width 256, batch 8x128,
 AdamW), a 4-conv CNN (batch 64, 32x32, SGD with momentum), and a
 dispatch-bound stack of 24 Linear(64,64)+LayerNorm+GELU blocks (batch 32,
 Adam). Variants run interleaved, round after round, in one process; the
-table gives the median step time of each and its ratio to the plain step.
+table gives the median CPU time per step of each and its ratio to the plain
+step.
 
     PYTHONPATH=src python benchmarks/bench_provenance.py [--rounds N]
 """
@@ -107,10 +108,10 @@ def measure(make, steps: int, rounds: int) -> dict[str, float]:
                 variant = VARIANTS[name]
                 with variant():
                     step()  # warm-up inside the variant
-                    start = time.perf_counter()
+                    start = time.process_time()
                     for _ in range(steps):
                         step()
-                    times[name].append((time.perf_counter() - start) / steps)
+                    times[name].append((time.process_time() - start) / steps)
     return {name: statistics.median(values) for name, values in times.items()}
 
 
@@ -119,9 +120,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--only", default="")
     opts = parser.parse_args(argv or [])
-    # One thread: on a shared 2-core machine, thread contention swamps a 10% effect.
+    # One thread and CPU time (process_time): on a shared 2-core machine other processes'
+    # load swamps a 10% effect in wall-clock time.
     torch.set_num_threads(1)
-    print(f"torch {torch.__version__}, 1 thread, median of {opts.rounds} interleaved rounds; ratios to plain")
+    print(f"torch {torch.__version__}, 1 thread, CPU time, median of {opts.rounds} interleaved rounds; ratios to plain")
     print(f"{'workload':36} {'plain ms':>9} {'deep':>7} {'anomaly':>8}")
     for label, (make, steps) in WORKLOADS.items():
         if opts.only and opts.only not in label:

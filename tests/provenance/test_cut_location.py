@@ -268,3 +268,35 @@ def test_numpy_round_trip_is_blamed_on_the_detach(run_script):
     ran = run_script({"train.py": train})
     found = ran.only("GD104")
     assert found.line == line_of(train, "out.detach().numpy()")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "expr,word",
+    [
+        ("torch.tensor(out)", "torch.tensor"),
+        ("out.data", "`.data`"),
+        ("out.long().float()", "long"),
+        ("(out > 0).float()", "gt"),
+        ("torch.round(out).detach()", "`.detach()`"),
+    ],
+)
+def test_each_kind_of_cut_is_named_at_its_line(run_script, expr, word):
+    train = f"""
+    import warnings
+    import torch
+    from torch import nn
+
+    warnings.simplefilter("ignore")
+    model = nn.Linear(4, 1)
+    out = model(torch.randn(3, 4))
+    cut = {expr}
+    loss = (cut * 2.0).mean()
+    loss.backward()
+    """
+    ran = run_script({"train.py": train})
+    found = ran.only("GD102")
+    assert found.line == line_of(train, "cut = ")
+    assert word in found.message

@@ -82,6 +82,8 @@ def find_region(frame: FrameType | None) -> Region:
             code = getattr(func, "__code__", None)
             if code is not None and is_user_file(code.co_filename):
                 caller = frame.f_back
+                if caller is not None and not is_user_file(caller.f_code.co_filename):
+                    caller = None  # called by a library (a DataLoader...): the op's own line is shown
                 entry = Location(code.co_filename, code.co_firstlineno, None, code.co_name)
                 decorated = f"@{how.removesuffix('(False)').removesuffix('()')}() on {code.co_name}()"
                 return Region(entry, decorated, caller, True)

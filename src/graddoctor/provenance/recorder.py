@@ -360,7 +360,7 @@ class Recorder(TorchFunctionMode):
 
     def _data_write(self, param_id: int, op: str, frame) -> None:
         chain = user_chain(frame, limit=1)
-        if chain:
+        if chain and len(self.data_writes) < 1024:  # judged and cleared at each backward
             self.data_writes.append(DataWrite(param_id, op, chain[0], self.forward_seen, self.step))
 
     def _birth(self, out: Tensor, frame) -> None:
