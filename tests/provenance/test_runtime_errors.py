@@ -210,3 +210,37 @@ def test_no_grad_cache_instead_of_inference_mode_is_silent(run_script):
     ran = run_script({"train.py": INFERENCE.replace("torch.inference_mode()", "torch.no_grad()")})
     assert ran.exception is None
     assert not ran.serious()
+
+
+def test_state_kept_on_a_module_attribute_in_another_file(run_script):
+    model = """
+    import torch
+    from torch import nn
+
+
+    class Memory(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cell = nn.Linear(4, 4)
+            self.memory = torch.zeros(1, 4)
+
+        def forward(self, x):
+            self.memory = torch.tanh(self.cell(x) + self.memory)
+            return self.memory.sum()
+    """
+    train = """
+    import torch
+    from model import Memory
+
+    net = Memory()
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for _ in range(3):
+        loss = net(torch.randn(1, 4))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    """
+    ran = run_script({"model.py": model, "train.py": train})
+    found = ran.only("GD107")
+    assert (found.file, found.line) == ("model.py", line_of(model, "self.memory = torch.tanh("))
+    assert found.subjects == ["net.memory"]

@@ -11,6 +11,7 @@ a root that was itself tagged earlier means two backward calls share a graph.
 from __future__ import annotations
 
 import ast
+import inspect
 import functools
 import sys
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ class Tag:
     holder: Location  # the user frame that held the name (the backward call's frame)
     backward: int  # index of the backward pass that tagged it
     where: Location  # that backward call's line
+    source: str | None = None  # the file that assigns it (a module's class file for `model.attr`)
 
 
 def tag_named_tensors(event_index: int, backward_where: Location, frames: int = 2) -> None:
@@ -46,18 +48,27 @@ def tag_named_tensors(event_index: int, backward_where: Location, frames: int = 
         frame = frame.f_back
 
 
-def _tag_value(name: str, value, holder: Location, index: int, where: Location, depth: int = 0) -> None:
+def _tag_value(
+    name: str, value, holder: Location, index: int, where: Location, depth: int = 0, source: str | None = None
+) -> None:
     if isinstance(value, torch.Tensor):
         node = value.grad_fn
         if node is not None:
-            node.metadata.setdefault(_TAG, Tag(name, holder, index, where))
+            node.metadata.setdefault(_TAG, Tag(name, holder, index, where, source))
     elif isinstance(value, (tuple, list)) and depth == 0 and len(value) <= 8:
         for item in value:
-            _tag_value(name, item, holder, index, where, 1)
+            _tag_value(name, item, holder, index, where, 1, source)
     elif isinstance(value, nn.Module) and depth == 0 and not name.startswith("_"):
         for attr, item in vars(value).items():
-            if isinstance(item, torch.Tensor) and not isinstance(item, nn.Parameter):
-                _tag_value(f"{name}.{attr}", item, holder, index, where, 1)
+            if isinstance(item, torch.Tensor) and not isinstance(item, nn.Parameter) and item.grad_fn is not None:
+                _tag_value(f"{name}.{attr}", item, holder, index, where, 1, _class_file(value))
+
+
+def _class_file(module: nn.Module) -> str | None:
+    try:
+        return inspect.getsourcefile(type(module))
+    except (TypeError, OSError):
+        return None
 
 
 @dataclass

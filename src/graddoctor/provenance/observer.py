@@ -265,8 +265,10 @@ class ProvenanceObserver(Observer):
         both = _related(event.where, "this backward() fails")
         if result.carried is not None:
             tag = result.carried
-            line = carried.assignment_line(tag.holder.file, tag.name, tag.where.line) or tag.holder.line
-            at = Location(tag.holder.file, line, None, tag.holder.function)
+            file = tag.source or tag.holder.file
+            before = tag.where.line if file == tag.holder.file else None
+            line = carried.assignment_line(file, tag.name, before)
+            at = Location(file, line, None, None) if line else tag.holder
             return [
                 make(
                     "GD107",
