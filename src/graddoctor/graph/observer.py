@@ -110,7 +110,7 @@ class GraphObserver(Observer):
             missing = self.unreached_names() if self.walked else []
             shown = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
             case = (
-                f"backward() has run, but the loss does not reach some parameters"
+                "backward() has run, but the loss does not reach some parameters"
                 + (f" ({shown})" if shown else "")
                 + f", so their .grad stays None and `.grad.{attr}` fails on them."
             )

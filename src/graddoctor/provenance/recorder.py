@@ -22,8 +22,8 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from graddoctor.graph.walk import trace
-from graddoctor.locate import Location, is_user_file
-from graddoctor.provenance.frames import Region, body_location, find_region, location_of, user_chain
+from graddoctor.locate import Location
+from graddoctor.provenance.frames import Region, body_location, find_region, user_chain
 from graddoctor.provenance.records import (
     DATA,
     DETACH,
