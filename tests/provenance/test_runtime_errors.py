@@ -248,3 +248,23 @@ def test_state_kept_on_a_module_attribute_in_another_file(run_script):
     found = ran.only("GD107")
     assert (found.file, found.line) == ("model.py", line_of(model, "self.memory = torch.tanh("))
     assert found.subjects == ["net.memory"]
+
+
+def test_wgan_clipping_before_the_critic_forward_is_silent(run_script):
+    train = """
+    import torch
+    from torch import nn
+
+    G, D = nn.Linear(2, 2), nn.Linear(2, 1)
+    opt_d = torch.optim.RMSprop(D.parameters(), lr=5e-5)
+    for _ in range(3):
+        fake = G(torch.randn(8, 2))                  # a forward pass of another model first
+        for p in D.parameters():
+            p.data.clamp_(-0.01, 0.01)               # then the critic's weights are clipped
+        d_loss = D(fake.detach()).mean() - D(torch.randn(8, 2)).mean()
+        opt_d.zero_grad()
+        d_loss.backward()
+        opt_d.step()
+    """
+    ran = run_script({"train.py": train})
+    assert "GD109" not in ran.codes()

@@ -139,6 +139,7 @@ class ProvenanceObserver(Observer):
         carried.tag_named_tensors(event.index, event.where)
         self._check_data_writes(losses, event)
         recorder.forward_seen = False
+        recorder.used_since_backward.clear()
         self._last_backward = event
 
     def before_step(self, event: StepEvent) -> None:

@@ -103,6 +103,7 @@ class Recorder(TorchFunctionMode):
         self.births: dict[int, tuple[weakref.ref, InferenceBirth]] = {}
         self.inference_failure: tuple[InferenceBirth | None, Location] | None = None
         self.forward_seen = False  # graph-recording ops ran since the last backward
+        self.used_since_backward: set[int] = set()  # ids of tensors a graph-recording op took
         self.step = 0
         self._inserts = 0
 
@@ -174,7 +175,12 @@ class Recorder(TorchFunctionMode):
             if requires:
                 if out.requires_grad:
                     if grad_on:
+                        # Recorded into a graph: these inputs are now saved or referenced by it.
                         self.forward_seen = True
+                        used = self.used_since_backward.add
+                        for a in args:
+                            if isinstance(a, Tensor) and a.requires_grad:
+                                used(id(a))
                 else:
                     cut = self._cut(kind, func, args, kwargs, grad_on, sys._getframe(1))
                     if cut is not None:
@@ -361,7 +367,9 @@ class Recorder(TorchFunctionMode):
     def _data_write(self, param_id: int, op: str, frame) -> None:
         chain = user_chain(frame, limit=1)
         if chain and len(self.data_writes) < 1024:  # judged and cleared at each backward
-            self.data_writes.append(DataWrite(param_id, op, chain[0], self.forward_seen, self.step))
+            # Only an edit after a recorded op used the tensor leaves that graph with stale values.
+            after = self.forward_seen and param_id in self.used_since_backward
+            self.data_writes.append(DataWrite(param_id, op, chain[0], after, self.step))
 
     def _birth(self, out: Tensor, frame) -> None:
         region = self.inference_regions[-1]
