@@ -171,7 +171,7 @@ class Session:
         """The cuts the observers recorded between parameters and `loss` (see Observer.cuts)."""
         out: list = []
         for observer in self.observers:
-            if not getattr(observer, "_graddoctor_failed", False):
+            if hasattr(observer, "cuts") and not getattr(observer, "_graddoctor_failed", False):
                 out.extend(self._safe(observer, "cuts", loss) or [])
         return out
 
