@@ -108,3 +108,24 @@ def test_enable_grad_inside_no_grad_is_not_blamed():
         assert session.cuts(loss) == []
         assert [c.kind for c in session.cuts(after)] == ["grad-off"]
         loss.backward()
+
+
+def test_torch_compile_under_deep_mode_is_transparent_and_identical(caplog):
+    def train() -> list[torch.Tensor]:
+        torch.manual_seed(0)
+        torch._dynamo.reset()
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+        compiled = torch.compile(model, backend="eager")
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(3):
+            loss = compiled(torch.randn(8, 4)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        return [p.detach().clone() for p in model.parameters()]
+
+    plain = train()
+    with Session(standard_observers(mode="watch", deep=True)):
+        deep = train()
+    assert all(torch.equal(a, b) for a, b in zip(plain, deep))
+    assert "recompile_limit" not in caplog.text

@@ -40,6 +40,7 @@ from graddoctor.provenance.records import (
 Tensor = torch.Tensor
 _is_grad_enabled = torch.is_grad_enabled
 _is_inference = torch.is_inference_mode_enabled
+_is_compiling = torch.compiler.is_compiling
 
 # What an op is, decided once per function object.
 _PLAIN, _INPLACE, _NUMBER, _DETACH, _DATA_GET, _DATA_SET, _SET_GRAD, _FACTORY, _ATTRIBUTE = range(9)
@@ -110,6 +111,10 @@ class Recorder(TorchFunctionMode):
     # --- the hot path -------------------------------------------------------------------------
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        if _is_compiling():
+            # torch.compile traces through modes: stay transparent, so the compiled graph
+            # is the user's own and nothing here recompiles per tensor.
+            return func(*args, **(kwargs or {}))
         kind = _KINDS.get(func)
         if kind is None:
             kind = _KINDS[func] = _classify(func)
