@@ -106,3 +106,15 @@ def test_explain_cli_unknown_message_exits_1(graddoctor_cli):
     ran = graddoctor_cli("explain", "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x3 and 5x6)")
     assert ran.returncode == 1
     assert "does not recognise" in ran.stdout
+
+
+@pytest.mark.parametrize("code", ["GD101", "GD107", "GD109", "GD112"])
+def test_explain_cli_text_from_a_real_traceback(graddoctor_cli, code):
+    snippet = next(s for c, s in CASES if c == code)
+    (graddoctor_cli.path / "train.py").write_text(snippet + "\n")
+    exc = _raise(snippet)
+    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    ran = graddoctor_cli("explain", stdin=tb)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert code in ran.stdout
+    assert f"train.py:{len(snippet.splitlines())}" in ran.stdout
