@@ -109,7 +109,11 @@ class ExplainsErrors:
                     hint=f"Cut the carried state at the start of each iteration: `{tag.name} = "
                     f"{tag.name}.detach()` (truncated backpropagation through time). Do not add "
                     "retain_graph=True: it keeps every iteration's graph alive.",
-                    related=_related(tag.where, "earlier backward() that freed the graph") + both,
+                    related=(
+                        _related(tag.where, "backward() here freed that graph in the previous iteration and fails now")
+                        if (tag.where.file, tag.where.line) == (event.where.file, event.where.line)
+                        else _related(tag.where, "earlier backward() that freed the graph") + both
+                    ),
                     subjects=[tag.name],
                     **at.shown(),
                 )
