@@ -99,7 +99,9 @@ def test_inplace_relu_on_saved_activation_is_gd108_at_that_line(run_script):
     found = ran.only("GD108")
     assert (found.file, found.line) == ("train.py", line_of(INPLACE, "act.relu_()"))
     assert "relu_" in found.message and "SigmoidBackward0" in found.message
-    assert line_of(INPLACE, "loss.backward()") in [r.line for r in found.related]
+    related = [r.line for r in found.related]
+    assert line_of(INPLACE, "loss.backward()") in related
+    assert related[0] == line_of(INPLACE, "act = torch.sigmoid(out)")  # the op that saved it
 
 
 def test_oracle_the_named_inplace_line_really_bumped_the_version(tmp_path, run_script):
@@ -116,6 +118,33 @@ def test_oracle_the_named_inplace_line_really_bumped_the_version(tmp_path, run_s
     before, after = json.loads((tmp_path / "versions.json").read_text())
     assert after == before + 1
     assert f"from version {before} to {after}" in found.message
+
+
+def test_the_saving_op_can_be_a_later_consumer_in_another_file(run_script):
+    layers = """
+    import torch
+
+
+    def gate(h, w):
+        return h * w
+    """
+    train = """
+    import torch
+    from torch import nn
+    from layers import gate
+
+    lin = nn.Linear(4, 4)
+    w = torch.randn(3, 4, requires_grad=True)
+    h = lin(torch.randn(3, 4))
+    y = gate(h, w)
+    h.add_(1)
+    y.sum().backward()
+    """
+    ran = run_script({"layers.py": layers, "train.py": train})
+    found = ran.only("GD108")
+    assert (found.file, found.line) == ("train.py", line_of(train, "h.add_(1)"))
+    assert "MulBackward0" in found.message
+    assert (found.related[0].file, found.related[0].line) == ("layers.py", line_of(layers, "return h * w"))
 
 
 def test_inplace_on_a_tensor_not_saved_is_silent(run_script):
@@ -268,3 +297,37 @@ def test_wgan_clipping_before_the_critic_forward_is_silent(run_script):
     """
     ran = run_script({"train.py": train})
     assert "GD109" not in ran.codes()
+
+
+def test_carried_state_made_inside_a_user_module_names_both_lines(run_script):
+    cell = """
+    import torch
+    from torch import nn
+
+
+    class Cell(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ih, self.hh = nn.Linear(4, 8), nn.Linear(8, 8)
+
+        def forward(self, x, h):
+            return torch.tanh(self.ih(x) + self.hh(h))
+    """
+    train = """
+    import torch
+    from cell import Cell
+
+    cell = Cell()
+    opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+    h = torch.zeros(2, 8)
+    for _ in range(3):
+        h = cell(torch.randn(2, 4), h)
+        loss = h.pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    """
+    ran = run_script({"cell.py": cell, "train.py": train})
+    found = ran.only("GD107")
+    assert (found.file, found.line) == ("cell.py", line_of(cell, "return torch.tanh("))
+    assert ("train.py", line_of(train, "h = cell(")) in [(r.file, r.line) for r in found.related]

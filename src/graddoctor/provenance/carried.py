@@ -75,9 +75,10 @@ def _class_file(module: nn.Module) -> str | None:
 class FreedGraph:
     carried: Tag | None  # the tensor carried over, or None
     shared: Tag | None  # the root itself belonged to an earlier backward
+    site: tuple | None = None  # (file, line, function) of the op that made the carried tensor
 
 
-def inspect_failure(loss, failing_index: int) -> FreedGraph:
+def inspect_failure(loss, failing_index: int, site_key: str = "") -> FreedGraph:
     roots = [t.grad_fn for t in (loss if isinstance(loss, (list, tuple)) else [loss])
              if isinstance(t, torch.Tensor) and t.grad_fn is not None]
     for root in roots:
@@ -92,7 +93,7 @@ def inspect_failure(loss, failing_index: int) -> FreedGraph:
         head += 1
         tag = node.metadata.get(_TAG) if hasattr(node, "metadata") else None
         if tag is not None and tag.backward < failing_index:
-            return FreedGraph(tag, None)
+            return FreedGraph(tag, None, node.metadata.get(site_key))
         for child, _ in node.next_functions:
             if child is not None and child not in seen:
                 seen.add(child)

@@ -15,6 +15,7 @@ from graddoctor.graph.checks import cut_history
 from graddoctor.locate import Location
 from graddoctor.provenance import carried
 from graddoctor.provenance.records import NUMBER
+from graddoctor.provenance.recorder import SITE
 from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent
 
@@ -91,14 +92,21 @@ class ExplainsErrors:
         event = self._failed_event()
         if event is None:
             return []
-        result = carried.inspect_failure(event.loss, event.index)
+        result = carried.inspect_failure(event.loss, event.index, SITE)
         both = _related(event.where, "this backward() fails")
         if result.carried is not None:
             tag = result.carried
             file = tag.source or tag.holder.file
             before = tag.where.line if file == tag.holder.file else None
             line = carried.assignment_line(file, tag.name, before)
-            at = Location(file, line, None, None) if line else tag.holder
+            assigned = Location(file, line, None, None) if line else None
+            # The op that made it, as recorded in its own graph node, is the most exact line;
+            # where the name is assigned (the place for `.detach()`) goes along when it differs.
+            made = Location(result.site[0], result.site[1], None, result.site[2]) if result.site else None
+            at = made or assigned or tag.holder
+            extra = []
+            if made is not None and assigned is not None and (made.file, made.line) != (assigned.file, assigned.line):
+                extra = _related(assigned, f"`{tag.name}` assigned here")
             return [
                 make(
                     "GD107",
@@ -113,7 +121,7 @@ class ExplainsErrors:
                         _related(tag.where, "backward() here freed that graph in the previous iteration and fails now")
                         if (tag.where.file, tag.where.line) == (event.where.file, event.where.line)
                         else _related(tag.where, "earlier backward() that freed the graph") + both
-                    ),
+                    ) + extra,
                     subjects=[tag.name],
                     **at.shown(),
                 )
@@ -144,16 +152,23 @@ class ExplainsErrors:
         producer = _stem(found["node"])
         candidates = [
             e for e in self.recorder.inplace
-            if e.shape == shape and not e.leaf and (e.producer is None or _stem(e.producer) == producer)
+            # PyTorch names the tensor's grad_fn as saved: its maker when an op saved its own
+            # output, its grad_fn after the edit when a later op saved it as an input.
+            if e.shape == shape and not e.leaf and producer in {_stem(n) for n in (e.producer, e.after) if n}
             and e.version_before <= expected < e.version_after <= version
         ]
         if not candidates:
             return []
         edit = candidates[-1]
         saver = self._saving_node()
-        saved_by = f"`{saver}`" if saver else f"the op that made it (`{found['node']}`)"
+        saved_by = f"`{type(saver).__name__}`" if saver is not None else f"the op that made it (`{found['node']}`)"
         event = self._failed_event()
         related = list(edit.chain[1:2] and _related(edit.chain[1], "called from here"))
+        site = saver.metadata.get(SITE) if saver is not None else None
+        if site is not None:
+            saved_at = Location(site[0], site[1], None, site[2])
+            saved_by += f" at {saved_at}"
+            related = _related(saved_at, f"saved for backward here by {type(saver).__name__}") + related
         if event is not None:
             related += _related(event.where, "backward() fails here")
         return [
@@ -169,7 +184,7 @@ class ExplainsErrors:
             )
         ]
 
-    def _saving_node(self) -> str | None:
+    def _saving_node(self):
         """The graph node whose saved tensor was edited: its unpacking fails the same way."""
         event = self._failed_event()
         if event is None:
@@ -184,7 +199,7 @@ class ExplainsErrors:
                         getattr(node, attr)
                     except RuntimeError as err:
                         if "inplace" in str(err):
-                            return type(node).__name__
+                            return node
                     except Exception:
                         pass
             for child, _ in node.next_functions:

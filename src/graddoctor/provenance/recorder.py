@@ -22,7 +22,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from graddoctor.graph.walk import trace
-from graddoctor.locate import Location
+from graddoctor.locate import Location, is_user_file
 from graddoctor.provenance.frames import Region, body_location, find_region, user_chain
 from graddoctor.provenance.records import (
     DATA,
@@ -73,6 +73,21 @@ def _classify(func) -> int:
 
 
 _KINDS: dict = {}
+SITE = "graddoctor.site"  # key in a graph node's metadata: the user line that made it
+_user_file = is_user_file
+
+
+def _mark_site(out: Tensor, frame) -> None:
+    """Write the op's user line into its graph node (the node holds it; nothing here does)."""
+    node = out.grad_fn
+    if node is None:
+        return
+    while frame is not None:
+        code = frame.f_code
+        if _user_file(code.co_filename):
+            node.metadata[SITE] = (code.co_filename, frame.f_lineno, code.co_name)
+            return
+        frame = frame.f_back
 
 
 def _closing(frame) -> bool:
@@ -182,6 +197,7 @@ class Recorder(TorchFunctionMode):
                     if grad_on:
                         # Recorded into a graph: these inputs are now saved or referenced by it.
                         self.forward_seen = True
+                        _mark_site(out, sys._getframe(1))
                         used = self.used_since_backward.add
                         for a in args:
                             if isinstance(a, Tensor) and a.requires_grad:
@@ -366,7 +382,10 @@ class Recorder(TorchFunctionMode):
         if not chain:
             return
         self.inplace.append(
-            InplaceEdit(name, chain[0], chain, tuple(target.shape), version, target._version, producer, leaf, self.step)
+            InplaceEdit(
+                name, chain[0], chain, tuple(target.shape), version, target._version, producer, leaf, self.step,
+                type(target.grad_fn).__name__ if target.grad_fn is not None else None,
+            )
         )
 
     def _data_write(self, param_id: int, op: str, frame) -> None:

@@ -79,6 +79,7 @@ class InplaceEdit:
     producer: str | None  # the tensor's grad_fn class before the edit, e.g. "SigmoidBackward0"
     leaf: bool  # a leaf that requires grad (a parameter)
     step: int
+    after: str | None = None  # its grad_fn class after the edit, e.g. "AddBackward0"
 
 
 @dataclass
