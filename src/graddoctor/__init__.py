@@ -30,6 +30,11 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
 
+# `graddoctor.explain` is both a subpackage and a function: bind the function now
+# (the package is torch-free), or importing the subpackage anywhere would shadow it.
+from graddoctor.explain.explainer import explain  # noqa: E402
+
+
 def __getattr__(name: str):
     module = _EXPORTS.get(name)
     if module is None:

@@ -136,8 +136,8 @@ def test_user_exception_is_reported_explained_and_its_traceback_printed(graddoct
 @pytest.mark.parametrize(
     "setup, expected_case",
     [
-        ("", "No backward() had run yet"),
-        ("model(torch.randn(2, 4)).mean().backward(); opt.zero_grad()", "optimizer.zero_grad() at train.py:5 set"),
+        ("", "No backward() has run yet"),
+        ("model(torch.randn(2, 4)).mean().backward(); opt.zero_grad()", "zero_grad() at train.py:5 set the gradients to None"),
     ],
 )
 def test_none_grad_zero_family_is_explained(graddoctor_cli, setup, expected_case):

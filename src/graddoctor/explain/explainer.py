@@ -32,7 +32,8 @@ def explain(exc_or_message: BaseException | str) -> list[Finding]:
 
 
 def explain_parts(exc_type: str | None, message: str, where: Location | None) -> list[Finding]:
-    found = match(exc_type, message)
+    source = where.source if where is not None and where.file else ""
+    found = match(exc_type, message, source)
     if found is None:
         return []
     pattern, groups = found

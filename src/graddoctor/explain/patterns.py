@@ -17,16 +17,26 @@ class ErrorPattern:
     cause: str  # what happened, in plain words; may use {groups}
     hint: str | None = None  # the fix when it differs from the rule's default
     exc_types: tuple[str, ...] = ()  # exception class names it applies to (empty: any)
+    # Text the user's failing line must contain for the pattern to apply, when that line is known.
+    source_has: str | None = None
 
 
-def _p(code: str, regex: str, cause: str, hint: str | None = None, exc_types: tuple[str, ...] = ()) -> ErrorPattern:
-    return ErrorPattern(code, re.compile(regex, re.S), cause, hint, exc_types)
+def _p(code: str, regex: str, cause: str, hint: str | None = None, exc_types: tuple[str, ...] = (),
+       source_has: str | None = None) -> ErrorPattern:
+    return ErrorPattern(code, re.compile(regex, re.S), cause, hint, exc_types, source_has)
 
+
+# What code does with a gradient tensor; another attribute on None is not about .grad.
+_TENSOR_ATTRS = (
+    r"zero_|fill_|data|norm|mul_|div_|add_|sub_|clamp_|clamp|copy_|clone|detach|item|abs|sum|mean|pow|"
+    r"shape|size|numel|sign|square|sqrt|to|cpu|float|max|min|any|all|isnan|isfinite|add|mul|div|sub|neg|"
+    r"view|reshape|flatten|numpy|tolist|dtype|device|std|var"
+)
 
 PATTERNS: list[ErrorPattern] = [
     _p(
         "GD101",
-        r"'(?P<type>float|int|bool|numpy\.\w+|list|tuple)' object has no attribute '(?P<attr>backward|grad_fn|requires_grad)'",
+        r"'(?P<type>float|int|bool|numpy\.\w+|list|tuple|str)' object has no attribute '(?P<attr>backward|grad_fn|requires_grad)'",
         "backward() was called on a {type}, not on a tensor: the loss was turned into a Python "
         "number (by .item(), float(), .tolist() or .numpy()) before backward(), and numbers have "
         "no autograd history.",
@@ -34,8 +44,8 @@ PATTERNS: list[ErrorPattern] = [
     ),
     _p(
         "GD104",
-        r"'NoneType' object has no attribute '(?P<attr>zero_|data|norm|mul_|div_|add_|clamp_|item|abs|detach|copy_|sub_|clone)'",
-        "A parameter's .grad is None where the code expects a tensor (e.g. `p.grad.{attr}`). .grad is "
+        r"'NoneType' object has no attribute '(?P<attr>" + _TENSOR_ATTRS + ")'",
+        "A parameter's .grad is None where the code expects a tensor (`.grad.{attr}`). .grad is "
         "None before the first backward(), after optimizer.zero_grad() (which sets gradients to None "
         "by default since torch 2.0), and for a parameter the loss does not reach.",
         hint=(
@@ -43,20 +53,171 @@ PATTERNS: list[ErrorPattern] = [
             "zeroing .grad by hand, and check that the loss reaches the parameter."
         ),
         exc_types=("AttributeError",),
+        source_has="grad",
     ),
     _p(
         "GD102",
         r"element (?P<index>\d+) of tensors does not require grad and does not have a grad_fn",
-        "backward() was called on a tensor with no autograd history: it does not require grad and "
-        "has no grad_fn, so every path from the parameters to it was cut (detach(), .data, a numpy "
-        "or .item() round trip, torch.tensor(...) re-wrapping, a non-differentiable op) or it was "
-        "computed under torch.no_grad().",
+        "backward() (or autograd.grad) was called on a tensor with no autograd history: it does not "
+        "require grad and has no grad_fn, so every path from the parameters to it was cut (detach(), "
+        ".data, a numpy or .item() round trip, torch.tensor(...) re-wrapping, a non-differentiable op) "
+        "or it was computed under torch.no_grad() / inference_mode().",
+    ),
+    _p(
+        "GD102",
+        r"One of the differentiated Tensors does not require grad",
+        "torch.autograd.grad() was asked for the gradient with respect to a tensor that does not "
+        "require grad: it is not a leaf of the graph (it was detached, re-created, or never had "
+        "requires_grad=True).",
+        hint="Pass tensors that require grad as `inputs` (the parameters, or `x.requires_grad_()` before the forward pass).",
+    ),
+    _p(
+        "GD102",
+        r"Can't call numpy\(\) on Tensor that requires grad",
+        ".numpy() was called on a tensor that is part of the autograd graph. numpy arrays carry no "
+        "history: if the result feeds the loss, the gradient stops there.",
+        hint="For logging or plotting use `t.detach().cpu().numpy()`; on the training path keep the "
+        "computation in torch ops so the gradient can flow.",
+    ),
+    _p(
+        "GD102",
+        r"cannot register a hook on a tensor that doesn't require gradient",
+        "A gradient hook was registered on a tensor that has no autograd history (it does not require "
+        "grad): no gradient will ever reach it, because the path to it was cut or never recorded.",
+        hint="Register the hook on a tensor computed from the parameters with grad mode on, or check "
+        "why this tensor was detached / computed under no_grad.",
+    ),
+    _p(
+        "GD102",
+        r"you can only change requires_grad flags of leaf variables",
+        "requires_grad_() was called on a tensor computed by an op (not a leaf): its flag follows "
+        "from its inputs and cannot be switched.",
+        hint="To cut it from the graph use `t = t.detach()`; to freeze parameters call "
+        "`p.requires_grad_(False)` on the parameters themselves.",
     ),
     _p(
         "GD103",
         r"grad can be implicitly created only for (?:real )?scalar outputs",
-        "backward() was called on a tensor with more than one element and no `gradient=` argument; "
-        "autograd can only start from a single number.",
+        "backward() was called on a tensor with more than one element (or a complex one) and no "
+        "`gradient=` argument; autograd can only start from a single real number.",
+    ),
+    _p(
+        "GD103",
+        r"Mismatch in shape: grad_output\[(?P<i>\d+)\] has a shape of (?P<grad>torch\.Size\(\[[^\]]*\]\)) "
+        r"and output\[\d+\] has a shape of (?P<out>torch\.Size\(\[[^\]]*\]\))",
+        "The `gradient=` given to backward() has shape {grad} but the tensor backward() was called on "
+        "has shape {out}: they must match.",
+        hint="Reduce the loss to a scalar and call `loss.backward()` without `gradient=`, or pass a "
+        "gradient of the loss's exact shape.",
+    ),
+    _p(
+        "GD104",
+        r"The differentiated Tensor at index (?P<index>\d+) appears to not have been used in the graph",
+        "torch.autograd.grad() was asked for the gradient of input {index}, but the output does not "
+        "depend on it: that tensor (a parameter, say) does not reach the loss, so it gets no gradient.",
+        hint="Check that the input is really used in the forward pass (an unused layer, a detach(), a "
+        "no_grad block), or pass `allow_unused=True` if it is meant to be unused.",
+    ),
+    _p(
+        "GD104",
+        r"can't optimize a non-leaf Tensor",
+        "The optimizer was given a tensor computed by an op (for example `torch.randn(..., "
+        "requires_grad=True).to(device)` or `w * 2`), not a leaf: backward() never fills its .grad, so "
+        "the optimizer could never change it.",
+        hint="Create the tensor on its device and then set requires_grad (`torch.randn(..., device=d, "
+        "requires_grad=True)`), or make it an `nn.Parameter` of the module, and give that to the optimizer.",
+        exc_types=("ValueError",),
+    ),
+    _p(
+        "GD104",
+        r"The \.grad attribute of a Tensor that is not a leaf Tensor is being accessed",
+        "`.grad` was read on a tensor computed by an op (not a leaf): autograd fills .grad only for "
+        "leaves, so it is None. Often the tensor was meant to be a parameter but was moved or re-created "
+        "after requires_grad was set.",
+        hint="Call `t.retain_grad()` before backward() if you need this intermediate gradient, or read "
+        ".grad on the leaf (the parameter) instead.",
+    ),
+    _p(
+        "GD107",
+        r"Trying to backward through the graph a second time",
+        "backward() ran through a graph whose saved values an earlier backward() already freed. Usually "
+        "a tensor carried from the previous iteration (an RNN hidden state, a running statistic, a "
+        "cached embedding) still holds that iteration's graph, or two losses share part of a graph and "
+        "each calls backward().",
+    ),
+    _p(
+        "GD108",
+        r"modified by an inplace operation: \[(?P<type>[\w.]+) \[(?P<shape>[\d, ]*)\]\], which is output "
+        r"(?P<out>\d+) of (?P<node>\w+), is at version (?P<version>\d+); expected version (?P<expected>\d+)",
+        "A tensor of shape [{shape}] (output {out} of {node}) was saved for the backward pass and then "
+        "changed in place (version {expected} when saved, {version} now), so its gradient cannot be "
+        "computed. The traceback shows backward(), not the in-place edit: look for `x.op_()`, `x += ...`, "
+        "`x[...] = ...` or `inplace=True` on that tensor after {node} made it.",
+    ),
+    _p(
+        "GD108",
+        r"modified by an inplace operation",
+        "A tensor autograd saved for the backward pass was changed in place afterwards, so its gradient "
+        "cannot be computed.",
+    ),
+    _p(
+        "GD108",
+        r"Output (?P<out>\d+) of (?P<node>\w+) is a view and (?:is being modified inplace|its base or another view)",
+        "An in-place op modified output {out} of {node}, a view that autograd cannot track in place "
+        "(for example one of several views returned by split/chunk/unbind).",
+        hint="Use an out-of-place op on the view (`a = a * 2`), or `clone()` it before editing.",
+    ),
+    _p(
+        "GD108",
+        r"A view was created in no_grad mode and is being modified inplace with grad mode enabled",
+        "A view taken under torch.no_grad() is edited in place with gradient recording on; autograd "
+        "cannot tell whether the edit should be tracked.",
+        hint="Do both the view and the in-place edit inside the no_grad block, or both outside it.",
+    ),
+    _p(
+        "GD109",
+        r"a (?P<view>view of a )?leaf Variable that requires grad is being used in an in-place operation",
+        "An in-place op was applied to a leaf tensor that requires grad (a parameter{view_note}) with "
+        "gradient recording on; autograd forbids it because the leaf's gradient would be wrong.",
+        hint="Update parameters under `with torch.no_grad():` (as optimizers do), or use an "
+        "out-of-place op (`w = w * 2`) if the result is a new tensor.",
+    ),
+    _p(
+        "GD112",
+        r"Inference tensors cannot be saved for backward",
+        "A tensor created under torch.inference_mode() (cached features, a precomputed table) is used in "
+        "a computation autograd records and must save; inference tensors cannot be saved.",
+    ),
+    _p(
+        "GD112",
+        r"Inplace update to inference tensor outside InferenceMode",
+        "A tensor created under torch.inference_mode() is modified in place outside inference mode, "
+        "which is not allowed.",
+        hint="Create the tensor under `torch.no_grad()` instead, or `clone()` it before editing it.",
+    ),
+    _p(
+        "GD302",
+        r"Function '(?P<node>\w+)' returned nan values in its (?P<index>\d+)(?:st|nd|rd|th) output",
+        "Anomaly detection found NaN in the gradient computed by {node} (its output {index}): the "
+        "forward op before it produced a value whose derivative is not finite (sqrt or log at 0 or "
+        "below, division by zero, overflow).",
+        hint="Guard the op's input (`torch.sqrt(x.clamp_min(1e-12))`, `torch.log(x + eps)`), check the "
+        "data for NaN/Inf, or lower the learning rate.",
+    ),
+    _p(
+        "GD209",
+        r"unscale_\(\) has already been called on this optimizer since the last update\(\)",
+        "scaler.unscale_(optimizer) ran twice before scaler.update(): the gradients would be divided by "
+        "the scale twice.",
+        hint="Call `scaler.unscale_(optimizer)` once per step, between backward() and clipping, then "
+        "`scaler.step(optimizer)` and `scaler.update()`.",
+    ),
+    _p(
+        "GD401",
+        r"Expected to have finished reduction in the prior iteration before starting a new one",
+        "Under DistributedDataParallel some parameters took no part in producing the loss, so their "
+        "gradients were never reduced across ranks.",
+        hint="Make every parameter take part in the loss, or build DDP with `find_unused_parameters=True`.",
     ),
     _p(
         "GD401",
@@ -75,11 +236,16 @@ PATTERNS: list[ErrorPattern] = [
 ]
 
 
-def match(exc_type: str | None, message: str) -> tuple[ErrorPattern, dict[str, str]] | None:
+def match(exc_type: str | None, message: str, source: str = "") -> tuple[ErrorPattern, dict[str, str]] | None:
+    """The first pattern that fits; `source` is the user's failing line when known."""
     for pattern in PATTERNS:
+        if pattern.source_has and source and pattern.source_has not in source:
+            continue
         if pattern.exc_types and exc_type and exc_type.split(".")[-1] not in pattern.exc_types:
             continue
         found = pattern.regex.search(message)
         if found:
-            return pattern, {k: v for k, v in found.groupdict().items() if v is not None}
+            groups = {k: v for k, v in found.groupdict().items() if v is not None}
+            groups["view_note"] = ", through a view of it" if groups.get("view") else ""
+            return pattern, groups
     return None

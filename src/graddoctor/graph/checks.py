@@ -43,9 +43,13 @@ def tensor_summary(t: torch.Tensor) -> str:
 
 
 def check_loss_value(
-    loss: object, where: Location, step: int | None = None, *, finiteness: bool = True
+    loss: object, where: Location, step: int | None = None, *, finiteness: bool = True, cuts: list | None = None
 ) -> tuple[list[Finding], GraphTrace | None]:
-    """Findings about the loss itself, and the graph walked from it (None if it has none)."""
+    """Findings about the loss itself, and the graph walked from it (None if it has none).
+
+    `cuts` are what deep mode recorded on the way to this loss (Session.cuts): with
+    them a loss without history is blamed on the line that cut it.
+    """
     at = where.shown()
     if not isinstance(loss, torch.Tensor):
         return [
@@ -91,9 +95,45 @@ def check_loss_value(
     if loss.grad_fn is None:
         if loss.requires_grad:
             return findings, GraphTrace(nodes=1, leaves=[loss], leaf_ids={id(loss)})
-        findings.append(_no_history(loss, at, step))
+        findings.append(cut_history(cuts or [], where, step) or _no_history(loss, at, step))
         return findings, None
     return findings, trace(loss)
+
+
+def cut_history(cuts: list, backward: Location, step: int | None) -> Finding | None:
+    """GD110 when a cut on the way to the loss ran with grad mode off, else GD102 at the cut."""
+    located = [c for c in cuts if c.location is not None and c.location.file]
+    if not located:
+        return None
+    back = _related(backward, "backward() called here")
+    grad_off = [c for c in located if c.grad_off]
+    if grad_off:
+        cut = grad_off[0]
+        at = cut.region_entry if cut.region_entry is not None and cut.region_entry.file else cut.location
+        return make(
+            "GD110",
+            f"The loss was computed with gradient recording off: {cut.region_how} was in force at "
+            f"{cut.location}, so the loss has no autograd history and backward() cannot reach any parameter.",
+            related=_related(cut.location, "computed without gradient recording here") + back,
+            step=step,
+            **at.shown(),
+        )
+    cut = located[-1]
+    return make(
+        "GD102",
+        f"Every path from the parameters to the loss was cut: the value {cut.describe()} here, so the "
+        "loss has no grad_fn and backward() cannot reach any parameter.",
+        related=cut.related() + back,
+        step=step,
+        **cut.location.shown(),
+    )
+
+
+def _related(loc: Location | None, note: str) -> list[Related]:
+    if loc is None or not loc.file:
+        return []
+    shown = loc.shown()
+    return [Related(shown["file"], shown["line"], note)]
 
 
 def _no_history(loss: torch.Tensor, at: dict, step: int | None) -> Finding:
@@ -134,12 +174,14 @@ def check_reach(
     judge: Iterable[torch.Tensor] | None = None,
     step: int | None = None,
     related: list[Related] | None = None,
+    cuts: list | None = None,
 ) -> list[Finding]:
     """GD104/GD105/GD106/GD210 from the set of leaf ids that backward passes reached.
 
     `judge` are the parameters that should have got a gradient; by default the
     trainable parameters of the optimizers, or of the models when there is no
-    optimizer.
+    optimizer. `cuts` (deep mode) are the cuts whose output reached the loss:
+    parameters that fed one are reported at that cut, the rest at `where`.
     """
     findings: list[Finding] = []
     in_optimizer: set[int] = set()
@@ -149,24 +191,8 @@ def check_reach(
         judge = _default_judged(index, optimizers)
 
     missing = [p for p in judge if p.requires_grad and id(p) not in reached]
-    if missing:
-        names = [index.name(p) for p in missing]
-        module_sizes: dict[str, int] = {}
-        for pid, mod in index.module_of.items():
-            module_sizes[mod] = module_sizes.get(mod, 0) + 1
-        module_of = {index.names[id(p)]: index.module_of[id(p)] for p in missing if id(p) in index.names}
-        shown = group_by_module(names, module_sizes, module_of)
-        findings.append(
-            make(
-                "GD104",
-                f"{name_list(shown)} ({plural(len(missing), 'trainable parameter')}) received no "
-                "gradient from the loss: their .grad stays None and the optimizer never changes them.",
-                subjects=names,
-                step=step,
-                related=related,
-                **where.shown(),
-            )
-        )
+    for cut, params in _by_cut(missing, cuts or []):
+        findings.append(_without_gradient(index, params, where, step, related, cut))
 
     groups: dict[tuple[int, str], list[torch.Tensor]] = {}
     for tid, tensor in index.hidden_tensors.items():
@@ -219,6 +245,51 @@ def check_reach(
                 )
             )
     return findings
+
+
+def _by_cut(missing: list[torch.Tensor], cuts: list) -> list[tuple[object | None, list[torch.Tensor]]]:
+    """Group parameters by the cut that separated them from the loss (None: no cut, unused)."""
+    located = [c for c in cuts if c.location is not None and c.location.file]
+    groups: dict[int, tuple[object | None, list[torch.Tensor]]] = {}
+    for p in missing:
+        cut = next((c for c in located if id(p) in c.param_ids), None)
+        groups.setdefault(id(cut), (cut, []))[1].append(p)
+    return list(groups.values())
+
+
+def _without_gradient(
+    index: ModelIndex, missing: list[torch.Tensor], where: Location, step: int | None,
+    related: list[Related] | None, cut,
+) -> Finding:
+    names = [index.name(p) for p in missing]
+    module_sizes: dict[str, int] = {}
+    for pid, mod in index.module_of.items():
+        module_sizes[mod] = module_sizes.get(mod, 0) + 1
+    module_of = {index.names[id(p)]: index.module_of[id(p)] for p in missing if id(p) in index.names}
+    shown = group_by_module(names, module_sizes, module_of)
+    message = (
+        f"{name_list(shown)} ({plural(len(missing), 'trainable parameter')}) received no "
+        "gradient from the loss: their .grad stays None and the optimizer never changes them."
+    )
+    if cut is None:
+        return make("GD104", message, subjects=names, step=step, related=related, **where.shown())
+    message += f" Their path to the loss {cut.describe()} at {cut.location}."
+    hint = None
+    if cut.grad_off:
+        hint = (
+            f"Run this part of the forward pass with gradient recording on (move it out of {cut.region_how}); "
+            "if these parameters are meant to stay frozen, set `requires_grad_(False)` on them and leave "
+            "them out of the optimizer."
+        )
+    elif cut.kind in ("detach", "data"):
+        hint = "Remove the `.detach()` / `.data` on the training path (keep it only where the cut is meant: logging, targets, a GAN's discriminator step)."
+    elif cut.kind == "number":
+        hint = "Keep tensors as tensors on the training path; call `.item()` / `.tolist()` / `.numpy()` only for logging."
+    back = _related(where, "backward() called here")
+    return make(
+        "GD104", message, hint=hint, subjects=names, step=step,
+        related=cut.related() + back + list(related or []), **cut.location.shown(),
+    )
 
 
 def _unregistered(

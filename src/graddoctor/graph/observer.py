@@ -9,13 +9,13 @@ reached by some step and is therefore not reported.
 
 from __future__ import annotations
 
+import re
 import weakref
 
-
+import torch
 
 from graddoctor.finding import Finding
 from graddoctor.graph.checks import check_loss_value, check_reach
-from graddoctor.graph.phrases import name_list
 from graddoctor.locate import Location
 from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent, CallEvent, Observer
@@ -31,8 +31,8 @@ class GraphObserver(Observer):
         self._found: list[Finding] = []
         self.first_backward: Location | None = None
         self.walked = 0
-        self.graphs_seen = 0  # walks that found a graph (a loss without one is GD102/GD110 alone)
         self.zero_grads_since_backward: list[CallEvent] = []
+        self.zero_grads_total = 0
 
     def before_backward(self, event: BackwardEvent) -> None:
         self.zero_grads_since_backward = []
@@ -44,12 +44,12 @@ class GraphObserver(Observer):
         tensors = event.loss if isinstance(event.loss, (list, tuple)) else [event.loss]
         has_gradient = event.extra.get("gradient") is not None
         for loss in tensors:
-            findings, walked = check_loss_value(loss, event.where, event.step, finiteness=False)
+            cuts = self.session.cuts(loss) if isinstance(loss, torch.Tensor) and loss.grad_fn is None else None
+            findings, walked = check_loss_value(loss, event.where, event.step, finiteness=False, cuts=cuts)
             if has_gradient:
                 findings = [f for f in findings if f.code != "GD103"]
             self._found.extend(findings)
             if walked is not None:
-                self.graphs_seen += 1
                 for leaf in walked.leaves:
                     if id(leaf) not in self._reached:
                         self._reached[id(leaf)] = weakref.ref(leaf)
@@ -57,49 +57,14 @@ class GraphObserver(Observer):
     def on_call(self, event: CallEvent) -> None:
         if event.kind == "zero_grad":
             self.zero_grads_since_backward.append(event)
-
-    def explain_exception(self, exc: BaseException, where: Location) -> list[Finding]:
-        """Which of the three reasons for `p.grad` being None applies here."""
-        text = str(exc)
-        if not (isinstance(exc, AttributeError) and text.startswith("'NoneType' object has no attribute")):
-            return []
-        attr = text.rsplit("'", 2)[-2] if text.count("'") >= 4 else "?"
-        if self.first_backward is None:
-            cause = (
-                f"No backward() had run yet, and .grad is None until the first backward pass "
-                f"fills it, so `.grad.{attr}` fails."
-            )
-            hint = "Only touch .grad after loss.backward(), and guard it: `if p.grad is not None:`."
-        elif self.zero_grads_since_backward:
-            call = self.zero_grads_since_backward[-1]
-            to_none = call.kwargs.get("set_to_none", call.args[0] if call.args else True)
-            if not to_none:
-                return []
-            cause = (
-                f"{'optimizer' if call.method == 'optimizer' else 'model'}.zero_grad() at {call.where} set "
-                f"the gradients to None (the default since torch 2.0), so `.grad.{attr}` fails."
-            )
-            hint = (
-                "Let zero_grad() clear the gradients instead of zeroing .grad by hand, or guard "
-                "the access: `if p.grad is not None:`."
-            )
-        else:
-            unreached = self.unreached_names()
-            if not unreached:
-                return []
-            cause = (
-                f"{name_list(unreached)} received no gradient from the last backward() (the loss does "
-                f"not reach them), so their .grad is None and `.grad.{attr}` fails."
-            )
-            hint = "Make the loss reach these parameters, or skip parameters whose .grad is None."
-        return [make("GD104", cause, hint=hint, subjects=[], **where.shown())]
+            self.zero_grads_total += 1
 
     def reached(self) -> set[int]:
         return {key for key, ref in self._reached.items() if ref() is not None}
 
     def findings(self) -> list[Finding]:
         out = list(self._found)
-        if self.first_backward is None or not self.graphs_seen:
+        if self.first_backward is None or not self.walked:
             return out
         session = self.session
         index = session.model_index()
@@ -112,8 +77,52 @@ class GraphObserver(Observer):
         else:
             touched = {index.owner[pid] for pid in reached if pid in index.owner}
             judge = [p for pid, p in index.params.items() if index.owner[pid] in touched and p.requires_grad]
-        out.extend(check_reach(index, optimizers, reached, self.first_backward, judge=judge))
+        reach = check_reach(index, optimizers, reached, self.first_backward, judge=judge, cuts=session.cuts())
+        if not reached and any(f.code in _LOSS_HAS_NO_GRAPH for f in out):
+            # Nothing was reached because the loss itself has no graph: that finding says it all.
+            reach = [f for f in reach if f.code != "GD104"]
+        out.extend(reach)
         return out
+
+    def explain_exception(self, exc: BaseException, where: Location) -> list[Finding]:
+        """`'NoneType' object has no attribute 'zero_'` and kin: say which of the three cases it is."""
+        found = _NONE_GRAD.search(str(exc)) if isinstance(exc, AttributeError) else None
+        if found is None or getattr(exc, "obj", 0) is not None:
+            return []
+        if where.file and "grad" not in where.source:
+            return []  # the None is not a gradient: nothing here to explain
+        attr = found["attr"]
+        if self.first_backward is None:
+            case = (
+                f"No backward() has run yet, so every .grad is still None when `.grad.{attr}` is used."
+            )
+            hint = "Call loss.backward() before using .grad, or guard with `if p.grad is not None:`."
+        elif self.zero_grads_since_backward and all(
+            e.kwargs.get("set_to_none", e.args[0] if e.args else True) for e in self.zero_grads_since_backward
+        ):
+            last = self.zero_grads_since_backward[-1].where
+            case = (
+                f"zero_grad() at {last} set the gradients to None (its default since torch 2.0), and "
+                f"`.grad.{attr}` runs after it, before the next backward()."
+            )
+            hint = (
+                "Read or edit gradients between backward() and zero_grad(), guard with `if p.grad is not None:`, "
+                "or call `zero_grad(set_to_none=False)` if you need zero tensors."
+            )
+        else:
+            missing = self.unreached_names() if self.walked else []
+            shown = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
+            case = (
+                "backward() has run, but the loss does not reach some parameters"
+                + (f" ({shown})" if shown else "")
+                + f", so their .grad stays None and `.grad.{attr}` fails on them."
+            )
+            hint = (
+                "Find why the loss does not reach them (unused layer, detach(), no_grad) or skip "
+                "parameters whose .grad is None."
+            )
+        fields = where.shown() if where.file else {}
+        return [make("GD104", f"`.grad` is None here. {case}", hint=hint, **fields)]
 
     def unreached_names(self) -> list[str]:
         index = self.session.model_index()
@@ -121,4 +130,5 @@ class GraphObserver(Observer):
         return [index.name(p) for p in index.trainable() if id(p) not in reached]
 
 
-
+_LOSS_HAS_NO_GRAPH = {"GD101", "GD102", "GD110"}
+_NONE_GRAD = re.compile(r"'NoneType' object has no attribute '(?P<attr>\w+)'")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from graddoctor.finding import Finding
+from graddoctor.finding import Finding, Severity
 from graddoctor.graph.phrases import name_list, plural
 from graddoctor.rules import make
 
@@ -136,12 +136,18 @@ def _not_decreasing(stats, opts) -> list[Finding]:
         return []
     trend = "rose" if last > first + opts.stall_min_drop * abs(first) else "stayed flat"
     causes = _stall_causes(stats, opts)
+    diverging = last > first + opts.stall_rise * abs(first)
     because = ("The evidence points to: " + "; ".join(causes) + ".") if causes else (
         "Gradients flow and steps change the weights, so look at the data, the labels and the loss function.")
+    # A flat loss with healthy gradients and updates is often intended (a GAN, a
+    # self-distillation target that moves, RL returns, a loss already at its floor):
+    # without a cause or a clear rise it is worth knowing, not a warning.
+    severity = None if causes or diverging else Severity.INFO
     return [make(
         "GD306",
         f"The loss {trend} over {stats.loss_steps} optimizer steps (mean {first:.4g} over the first {q}, "
         f"{last:.4g} over the last {q}). {because}",
+        severity=severity,
         **stats.last_backward.shown(),
     )]
 

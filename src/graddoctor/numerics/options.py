@@ -28,6 +28,9 @@ class NumericsOptions:
     # quarter is not `stall_min_drop` (relative) below that of the first.
     stall_steps: int = 30
     stall_min_drop: float = 0.01
+    # Without a cause found for the stall, GD306 is only info unless the loss
+    # rose by more than this (relative): a flat loss is often intended.
+    stall_rise: float = 0.1
     # GD307: GradScaler skipped more than this fraction of at least 8 steps.
     amp_skip_fraction: float = 0.5
     # Rows of per-step history kept for GradFlowMonitor plots (bounded memory).

@@ -147,9 +147,9 @@ def run_target(
 def _explain(session: Session, exc: BaseException, where: Location) -> list[Finding]:
     """What the observers saw explains best; the message alone is the fallback."""
     enriched = session.explain_exception(exc, where)
-    plain = explain(exc)
-    codes = {f.code for f in enriched}
-    return enriched + [f for f in plain if f.code not in codes]
+    if enriched:
+        return enriched  # the same exception, explained with the lines the observers saw
+    return explain(exc)
 
 
 def _layers(session: Session):
@@ -179,8 +179,27 @@ def print_user_traceback(exc: BaseException, file=None) -> None:
     tb = exc.__traceback__
     while tb is not None and not _is_user_frame(tb):
         tb = tb.tb_next
-    lines = traceback.format_exception(type(exc), exc, tb if tb is not None else exc.__traceback__)
+    tb = tb if tb is not None else exc.__traceback__
+    chained = exc.__cause__ is not None or (exc.__context__ is not None and not exc.__suppress_context__)
+    if chained:
+        lines = traceback.format_exception(type(exc), exc, tb)
+    else:
+        # Our own wrappers (the backward patch, deep mode's TorchFunctionMode) sit between the
+        # user's frames and torch's; Python without graddoctor would not show them.
+        frames = [f for f in traceback.extract_tb(tb) if not _instrumentation_frame(f.filename)]
+        lines = ["Traceback (most recent call last):\n"] + traceback.format_list(frames)
+        lines += traceback.format_exception_only(type(exc), exc)
     file.write("".join(lines))
+
+
+def _instrumentation_frame(filename: str) -> bool:
+    import torch.overrides
+
+    from graddoctor import locate
+
+    if filename == torch.overrides.__file__:
+        return True
+    return filename.startswith(locate._PACKAGE_DIR + os.sep) and not locate.is_user_file(filename)
 
 
 def _is_user_frame(tb) -> bool:

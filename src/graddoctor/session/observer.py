@@ -83,5 +83,13 @@ class Observer:
         """Findings that explain the user's exception with what this observer saw."""
         return []
 
+    def cuts(self, loss=None) -> list:
+        """Where autograd history was cut on the way to `loss` (any observed loss when None).
+
+        Answered by the deep-mode provenance observer; each item has `location`,
+        `param_ids`, `grad_off`, `region_entry`, `describe()` and `related()`.
+        """
+        return []
+
     def findings(self) -> list[Finding]:
         return []

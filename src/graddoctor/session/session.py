@@ -167,6 +167,14 @@ class Session:
             out.extend(found or [])
         return out
 
+    def cuts(self, loss=None) -> list:
+        """The cuts the observers recorded between parameters and `loss` (see Observer.cuts)."""
+        out: list = []
+        for observer in self.observers:
+            if hasattr(observer, "cuts") and not getattr(observer, "_graddoctor_failed", False):
+                out.extend(self._safe(observer, "cuts", loss) or [])
+        return out
+
     def findings(self) -> list[Finding]:
         out: list[Finding] = []
         for observer in self.observers:

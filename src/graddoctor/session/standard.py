@@ -26,4 +26,9 @@ def standard_observers(*, mode: str = "watch", deep: bool = False, **options) ->
         LayerStats(numerics),
         DDPObserver(),
     ]
+    if deep:
+        from graddoctor.provenance import ProvenanceObserver
+
+        # `run` records for the first steps only; watch(deep=True) for the whole session.
+        observers.append(ProvenanceObserver(deep_steps=options.pop("deep_steps", 3 if mode == "run" else None)))
     return observers

@@ -1,0 +1,135 @@
+"""GD107: which tensor carried the previous iteration's graph into this backward pass.
+
+At every observed backward pass the tensors the user's frames hold by name
+(`hidden`, `model.memory`, ...) are tagged in their grad_fn's `metadata`
+(the node keeps the tag; nothing here keeps the node). When backward later
+fails on a freed graph, the failing graph is walked from its root: a tagged
+node from an earlier backward pass is the state that was carried over, and
+a root that was itself tagged earlier means two backward calls share a graph.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import functools
+import sys
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from graddoctor.locate import Location, is_user_file
+
+_TAG = "graddoctor.carried"
+_MAX_NODES = 200_000
+
+
+@dataclass(frozen=True)
+class Tag:
+    name: str  # "hidden", "model.memory"
+    holder: Location  # the user frame that held the name (the backward call's frame)
+    backward: int  # index of the backward pass that tagged it
+    where: Location  # that backward call's line
+    source: str | None = None  # the file that assigns it (a module's class file for `model.attr`)
+
+
+def tag_named_tensors(event_index: int, backward_where: Location, frames: int = 2) -> None:
+    """Tag the graph roots of tensors named in the innermost user frames."""
+    frame = sys._getframe(1)
+    seen = 0
+    while frame is not None and seen < frames:
+        code = frame.f_code
+        if is_user_file(code.co_filename):
+            seen += 1
+            holder = Location(code.co_filename, frame.f_lineno, None, code.co_name)
+            for name, value in list(frame.f_locals.items()):
+                _tag_value(name, value, holder, event_index, backward_where)
+        frame = frame.f_back
+
+
+def _tag_value(
+    name: str, value, holder: Location, index: int, where: Location, depth: int = 0, source: str | None = None
+) -> None:
+    if isinstance(value, torch.Tensor):
+        node = value.grad_fn
+        if node is not None:
+            node.metadata.setdefault(_TAG, Tag(name, holder, index, where, source))
+    elif isinstance(value, (tuple, list)) and depth == 0 and len(value) <= 8:
+        for item in value:
+            _tag_value(name, item, holder, index, where, 1, source)
+    elif isinstance(value, nn.Module) and depth == 0 and not name.startswith("_"):
+        for attr, item in vars(value).items():
+            if isinstance(item, torch.Tensor) and not isinstance(item, nn.Parameter) and item.grad_fn is not None:
+                _tag_value(f"{name}.{attr}", item, holder, index, where, 1, _class_file(value))
+
+
+def _class_file(module: nn.Module) -> str | None:
+    try:
+        return inspect.getsourcefile(type(module))
+    except (TypeError, OSError):
+        return None
+
+
+@dataclass
+class FreedGraph:
+    carried: Tag | None  # the tensor carried over, or None
+    shared: Tag | None  # the root itself belonged to an earlier backward
+    site: tuple | None = None  # (file, line, function) of the op that made the carried tensor
+
+
+def inspect_failure(loss, failing_index: int, site_key: str = "") -> FreedGraph:
+    roots = [t.grad_fn for t in (loss if isinstance(loss, (list, tuple)) else [loss])
+             if isinstance(t, torch.Tensor) and t.grad_fn is not None]
+    for root in roots:
+        tag = root.metadata.get(_TAG)
+        if tag is not None and tag.backward < failing_index:
+            return FreedGraph(None, tag)
+    seen = set(roots)
+    queue = list(roots)
+    head = 0
+    while head < len(queue) and head < _MAX_NODES:
+        node = queue[head]
+        head += 1
+        tag = node.metadata.get(_TAG) if hasattr(node, "metadata") else None
+        if tag is not None and tag.backward < failing_index:
+            return FreedGraph(tag, None, node.metadata.get(site_key))
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                seen.add(child)
+                queue.append(child)
+    return FreedGraph(None, None)
+
+
+def assignment_line(file: str, name: str, before: int | None) -> int | None:
+    """The line that last assigns `name` (`x` or `obj.attr`) before line `before` in `file`."""
+    lines = _assignments(file, name.split(".")[-1], "." in name)
+    if not lines:
+        return None
+    earlier = [n for n in lines if before is None or n <= before]
+    return max(earlier) if earlier else lines[0]
+
+
+@functools.lru_cache(maxsize=64)
+def _assignments(file: str, name: str, attribute: bool) -> list[int]:
+    try:
+        with open(file, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):
+        return []
+    out = []
+    for node in ast.walk(tree):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.For):
+            targets = [node.target]
+        for target in targets:
+            for sub in ast.walk(target):
+                if attribute and isinstance(sub, ast.Attribute) and sub.attr == name:
+                    out.append(node.lineno)
+                elif not attribute and isinstance(sub, ast.Name) and sub.id == name:
+                    out.append(node.lineno)
+    return sorted(set(out))

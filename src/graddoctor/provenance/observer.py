@@ -1,0 +1,215 @@
+"""Deep mode: the provenance observer that names the line that cut the graph.
+
+While deep mode is on (the first observed steps of `graddoctor run`,
+`watch(deep=True)`), a `Recorder` TorchFunctionMode is pushed and the two
+entry points it cannot see are wrapped (`torch.inference_mode` entry/exit and
+`torch.from_numpy`). Everything is removed at `stop()` (or once the deep
+window has passed), also when the user's code raised.
+
+Other observers ask `session.cuts(loss)` which cuts separated parameters from
+a loss; this observer answers, and explains the user's exception with what
+it recorded (GD101, GD107, GD108, GD112).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import torch
+
+from graddoctor.finding import Finding
+from graddoctor.graph.walk import trace
+from graddoctor.provenance import carried
+from graddoctor.provenance.records import Cut
+from graddoctor.provenance.recorder import Recorder
+from graddoctor.rules import make
+from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
+from graddoctor.session.patches import Patcher
+
+from graddoctor.provenance.explaining import ExplainsErrors, _loss_tensors, _related
+
+
+class ProvenanceObserver(ExplainsErrors, Observer):
+    """Records cuts, in-place edits and inference tensors for `deep_steps` optimizer steps."""
+
+    name = "provenance"
+
+    def __init__(self, deep_steps: int | None = None) -> None:
+        self.deep_steps = deep_steps  # None: for the whole session
+        self.recorder = Recorder()
+        self._patcher = Patcher()
+        self._active = False
+        self._suspended = False  # popped for the length of an optimizer step
+        self._loss_cuts: dict[int, Cut] = {}  # cuts whose output reached an observed loss
+        self._found: list[Finding] = []
+        self._last_backward: BackwardEvent | None = None
+
+    # --- lifetime -----------------------------------------------------------------------------
+
+    def start(self, session) -> None:
+        super().start(session)
+        if self.deep_steps is not None and self.deep_steps <= 0:
+            return
+        recorder = self.recorder
+
+        def wrap_enter(original):
+            def __enter__(ctx):
+                result = original(ctx)
+                if getattr(ctx, "mode", True):
+                    recorder.enter_inference(sys._getframe(1))
+                return result
+            return __enter__
+
+        def wrap_exit(original):
+            def __exit__(ctx, *exc):
+                if getattr(ctx, "mode", True):
+                    recorder.exit_inference()
+                return original(ctx, *exc)
+            return __exit__
+
+        def wrap_from_numpy(original):
+            def from_numpy(array):
+                out = original(array)
+                recorder.tainted_from_number(array, out)
+                return out
+            return from_numpy
+
+        try:
+            self._patcher.wrap(torch.autograd.grad_mode.inference_mode, "__enter__", wrap_enter)
+            self._patcher.wrap(torch.autograd.grad_mode.inference_mode, "__exit__", wrap_exit)
+            self._patcher.wrap(torch, "from_numpy", wrap_from_numpy)
+            recorder.__enter__()
+            self._active = True
+        except BaseException:
+            self._patcher.restore()
+            raise
+
+    def stop(self) -> None:
+        self._pause()
+
+    def _pause(self) -> None:
+        """Pop the mode and undo the wrappers; what was recorded stays for the report."""
+        try:
+            if self._active:
+                self._active = False
+                if self._suspended:
+                    self._suspended = False
+                else:
+                    _pop_mode(self.recorder)
+        finally:
+            self._patcher.restore()
+            for region in self.recorder.inference_regions:
+                region.close()
+            if self.recorder._region is not None:
+                self.recorder._region.close()
+
+    @property
+    def active(self) -> bool:
+        return self._active
+
+    # --- events -------------------------------------------------------------------------------
+
+    def before_backward(self, event: BackwardEvent) -> None:
+        if not self._active:
+            return
+        self._resume()  # an optimizer step that raised never reached after_step
+        recorder = self.recorder
+        losses = _loss_tensors(event.loss)
+        for loss in losses:
+            for cut_id in recorder.taint_of(loss):
+                self._loss_cuts.setdefault(cut_id, recorder.cuts[cut_id])
+        carried.tag_named_tensors(event.index, event.where)
+        self._check_data_writes(losses, event)
+        recorder.forward_seen = False
+        recorder.used_since_backward.clear()
+        self._last_backward = event
+
+    def before_step(self, event: StepEvent) -> None:
+        # An optimizer step is torch's own no-grad work, thousands of small ops for a
+        # for-loop optimizer: step out of the way instead of looking at each.
+        if self._active and not self._suspended and _on_top(self.recorder):
+            self.recorder.__exit__(None, None, None)
+            self._suspended = True
+
+    def after_step(self, event: StepEvent) -> None:
+        self.recorder.step = self.session.step
+        self._resume()
+        if self._active and self.deep_steps is not None and self.session.step >= self.deep_steps:
+            self._pause()
+
+    def _resume(self) -> None:
+        if self._suspended:
+            self._suspended = False
+            self.recorder.__enter__()
+
+    # --- answers to other observers ------------------------------------------------------------
+
+    def cuts(self, loss=None) -> list[Cut]:
+        """The cuts whose output reached `loss` (or any observed loss when None)."""
+        if loss is None:
+            return list(self._loss_cuts.values())
+        ids: set[int] = set()
+        for tensor in _loss_tensors(loss):
+            ids |= self.recorder.taint_of(tensor)
+        return [self.recorder.cuts[i] for i in sorted(ids)]
+
+    # --- GD109: .data writes between forward and backward --------------------------------------
+
+    def _check_data_writes(self, losses: list[torch.Tensor], event: BackwardEvent) -> None:
+        writes = [w for w in self.recorder.data_writes if w.after_forward]
+        self.recorder.data_writes.clear()
+        if not writes:
+            return
+        leaves: set[int] = set()
+        for loss in losses:
+            leaves |= trace(loss).leaf_ids
+        index = self.session.model_index()
+        done: set[tuple] = set()
+        for write in writes:
+            key = (write.location.file, write.location.line)
+            if write.param_id not in leaves or key in done:
+                continue
+            done.add(key)
+            tensor = index.params.get(write.param_id)
+            name = index.name(tensor) if tensor is not None else "a tensor that requires grad"
+            self._found.append(
+                make(
+                    "GD109",
+                    f"{name} was changed through `.data` (`{write.op}`) after the forward pass that "
+                    "used it and before backward(): autograd does not see `.data` edits, so the "
+                    "gradient is computed from values that no longer match the weights, silently.",
+                    hint="Edit weights only after `optimizer.step()` (or before the forward pass), under "
+                    "`with torch.no_grad():` and without `.data`, so autograd can check the edit.",
+                    subjects=[name] if tensor is not None else [],
+                    related=_related(event.where, "backward() uses the stale graph here"),
+                    step=write.step,
+                    **write.location.shown(),
+                )
+            )
+
+    def findings(self) -> list[Finding]:
+        return list(self._found)
+
+def _on_top(mode) -> bool:
+    from torch.overrides import _get_current_function_mode_stack
+
+    stack = _get_current_function_mode_stack()
+    return bool(stack) and stack[-1] is mode
+
+
+def _pop_mode(mode) -> None:
+    """Leave the mode; if the user pushed modes above it and left them open, remove ours anyway."""
+    from torch.overrides import _get_current_function_mode_stack
+
+    stack = _get_current_function_mode_stack()
+    if stack and stack[-1] is mode:
+        mode.__exit__(None, None, None)
+        return
+    above = []
+    while stack and stack[-1] is not mode:
+        above.append(torch._C._pop_torch_function_stack())
+        stack = _get_current_function_mode_stack()
+    if stack:
+        mode.__exit__(None, None, None)
+    for other in reversed(above):
+        torch._C._push_on_torch_function_stack(other)

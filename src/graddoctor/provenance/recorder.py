@@ -1,0 +1,419 @@
+"""The deep-mode recorder: a TorchFunctionMode that notes where autograd history ends.
+
+Per op it does only what it must: look at the inputs' `requires_grad` and at
+a small taint table. A *cut* is an op whose tensor input requires grad while
+its result does not (detach, .data, .item(), argmax, an op under no_grad...).
+Each cut's output is tainted with the cut, and the taint follows every later
+op, so that when a loss or a parameter misses its gradient the cuts that
+actually lie between them can be named, and no others.
+
+Cheap by design: stack walks and graph walks happen only at cuts (and only
+the first few times per site), never per op; the taint table holds weak
+references, so it keeps no tensor alive.
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+from collections import deque
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from graddoctor.graph.walk import trace
+from graddoctor.locate import Location, is_user_file
+from graddoctor.provenance.frames import Region, body_location, find_region, user_chain
+from graddoctor.provenance.records import (
+    DATA,
+    DETACH,
+    GRAD_OFF,
+    NON_DIFFERENTIABLE,
+    NUMBER,
+    REWRAP,
+    Cut,
+    DataWrite,
+    InferenceBirth,
+    InplaceEdit,
+)
+
+Tensor = torch.Tensor
+_is_grad_enabled = torch.is_grad_enabled
+_is_inference = torch.is_inference_mode_enabled
+_is_compiling = torch.compiler.is_compiling
+
+# What an op is, decided once per function object.
+_PLAIN, _INPLACE, _NUMBER, _DETACH, _DATA_GET, _DATA_SET, _SET_GRAD, _FACTORY, _ATTRIBUTE = range(9)
+_NUMBER_OPS = {"item", "tolist", "numpy", "__float__", "__int__", "__index__"}
+_FACTORIES = {"tensor", "as_tensor", "asarray", "from_numpy", "Tensor"}
+_INPLACE_DUNDERS = {"__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
+                    "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__"}
+_NOT_INPLACE = {"requires_grad_", "retain_grad_", "share_memory_", "detach_", "record_stream_", "_fix_weakref"}
+_DATA = torch.Tensor.data
+
+
+def _classify(func) -> int:
+    owner = getattr(func, "__self__", None)
+    if owner is _DATA:
+        return _DATA_GET if getattr(func, "__name__", "") == "__get__" else _DATA_SET
+    if getattr(func, "__name__", "") in ("__get__", "__set__", "__delete__"):
+        return _ATTRIBUTE  # .grad, .shape, .requires_grad...: reading an attribute cuts nothing
+    if func is torch._C._set_grad_enabled:
+        return _SET_GRAD
+    name = getattr(func, "__name__", "")
+    if name in _NUMBER_OPS:
+        return _NUMBER
+    if name in ("detach", "detach_"):
+        return _DETACH
+    if name in _FACTORIES:
+        return _FACTORY
+    if name in _INPLACE_DUNDERS or (name.endswith("_") and not name.endswith("__") and name not in _NOT_INPLACE):
+        return _INPLACE
+    return _PLAIN
+
+
+_KINDS: dict = {}
+SITE = "graddoctor.site"  # key in a graph node's metadata: the user line that made it
+_user_file = is_user_file
+
+
+def _mark_site(out: Tensor, frame) -> None:
+    """Write the op's user line into its graph node (the node holds it; nothing here does)."""
+    node = out.grad_fn
+    if node is None:
+        return
+    while frame is not None:
+        code = frame.f_code
+        if _user_file(code.co_filename):
+            node.metadata[SITE] = (code.co_filename, frame.f_lineno, code.co_name)
+            return
+        frame = frame.f_back
+
+
+def _closing(frame) -> bool:
+    """Whether a grad-mode switch comes from leaving a context manager (its __exit__)."""
+    while frame is not None and frame.f_code.co_filename.endswith(("grad_mode.py", "_contextlib.py")):
+        if frame.f_code.co_name == "__exit__":
+            return True
+        frame = frame.f_back
+    return False
+_MAX_WALKS_PER_SITE = 3
+_MAX_NUMBERS = 256
+
+
+class Recorder(TorchFunctionMode):
+    """Records cuts, in-place edits, `.data` writes and inference tensors while active."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cuts: list[Cut] = []
+        self._sites: dict[tuple, Cut] = {}
+        self._taint: dict[int, tuple[weakref.ref, frozenset]] = {}
+        self._numbers: dict[int, tuple[object, frozenset]] = {}
+        self._region: Region | None = None  # the open grad-off region, if any
+        self._shelved: list[Region | None] = []  # regions suspended by enable_grad()
+        self.inference_regions: list[Region] = []
+        self.inplace: deque[InplaceEdit] = deque(maxlen=512)
+        self._data_of: dict[int, tuple[weakref.ref, int]] = {}
+        self.data_writes: list[DataWrite] = []
+        self.births: dict[int, tuple[weakref.ref, InferenceBirth]] = {}
+        self.inference_failure: tuple[InferenceBirth | None, Location] | None = None
+        self.forward_seen = False  # graph-recording ops ran since the last backward
+        self.used_since_backward: set[int] = set()  # ids of tensors a graph-recording op took
+        self.step = 0
+        self._inserts = 0
+
+    # --- the hot path -------------------------------------------------------------------------
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if _is_compiling():
+            # torch.compile traces through modes: stay transparent, so the compiled graph
+            # is the user's own and nothing here recompiles per tensor.
+            return func(*args, **(kwargs or {}))
+        kind = _KINDS.get(func)
+        if kind is None:
+            kind = _KINDS[func] = _classify(func)
+        if kwargs is None:
+            kwargs = {}
+        if kind is _ATTRIBUTE:
+            return func(*args, **kwargs)
+        if kind is _SET_GRAD:
+            before = _is_grad_enabled()
+            out = func(*args, **kwargs)
+            self._grad_switch(before, _is_grad_enabled(), sys._getframe(1))
+            return out
+        pre = None
+        if kind is _INPLACE and args and isinstance(args[0], Tensor):
+            pre = self._before_inplace(args[0])
+        try:
+            out = func(*args, **kwargs)
+        except RuntimeError as exc:
+            self._failed(args, exc)
+            raise
+        grad_on = _is_grad_enabled()
+        region = self._region
+        if not grad_on and region is not None and not region.user and not _is_inference():
+            return out  # torch's own no-grad work (an optimizer step): nothing of the user's is cut
+
+        requires = False
+        taint = None
+        table = self._taint
+        numbers = self._numbers
+        for group in (args, kwargs.values()) if kwargs else (args,):
+            for a in group:
+                if isinstance(a, Tensor):
+                    if a.requires_grad:
+                        requires = True
+                    if table:
+                        seen = table.get(id(a))
+                        if seen is not None and seen[0]() is a:
+                            taint = seen[1] if taint is None or taint is seen[1] else taint | seen[1]
+                elif type(a) is list or type(a) is tuple:
+                    for b in a:
+                        if isinstance(b, Tensor):
+                            if b.requires_grad:
+                                requires = True
+                            if table:
+                                seen = table.get(id(b))
+                                if seen is not None and seen[0]() is b:
+                                    taint = seen[1] if taint is None or taint is seen[1] else taint | seen[1]
+                        elif numbers and id(b) in numbers:
+                            more = self._number_taint(b)
+                            if more is not None:
+                                taint = more if taint is None else taint | more
+                elif numbers and id(a) in numbers:
+                    more = self._number_taint(a)
+                    if more is not None:
+                        taint = more if taint is None else taint | more
+
+        if pre is not None:
+            self._after_inplace(args[0], pre, func)
+        elif kind is _DATA_SET and args and isinstance(args[0], Tensor) and args[0].requires_grad:
+            self._data_write(id(args[0]), "data = ...", sys._getframe(1))
+
+        if isinstance(out, Tensor):
+            if requires:
+                if out.requires_grad:
+                    if grad_on:
+                        # Recorded into a graph: these inputs are now saved or referenced by it.
+                        self.forward_seen = True
+                        _mark_site(out, sys._getframe(1))
+                        used = self.used_since_backward.add
+                        for a in args:
+                            if isinstance(a, Tensor) and a.requires_grad:
+                                used(id(a))
+                else:
+                    cut = self._cut(kind, func, args, kwargs, grad_on, sys._getframe(1))
+                    if cut is not None:
+                        taint = frozenset((cut.id,)) if taint is None else taint | {cut.id}
+                    if kind is _DATA_GET:
+                        if len(self._data_of) > 4096:
+                            self._data_of = {k: v for k, v in self._data_of.items() if v[0]() is not None}
+                        self._data_of[id(out)] = (weakref.ref(out), id(args[0]))
+            if taint is not None:
+                self._set_taint(out, taint)
+            if not grad_on and self.inference_regions and out.is_inference():
+                self._birth(out, sys._getframe(1))
+        elif type(out) is tuple and out and requires:
+            # sort/max/topk: the indices do not require grad while the values do.
+            for item in out:
+                if isinstance(item, Tensor) and not item.requires_grad:
+                    cut = self._cut(kind, func, args, kwargs, grad_on, sys._getframe(1))
+                    if cut is not None:
+                        self._set_taint(item, frozenset((cut.id,)) if taint is None else taint | {cut.id})
+                elif taint is not None and isinstance(item, Tensor):
+                    self._set_taint(item, taint)
+        elif kind is _NUMBER or (taint is not None and out is not None and not isinstance(out, (bool, tuple))):
+            if requires and kind is _NUMBER:
+                cut = self._cut(kind, func, args, kwargs, grad_on, sys._getframe(1))
+                if cut is not None:
+                    taint = frozenset((cut.id,)) if taint is None else taint | {cut.id}
+            if taint is not None:
+                self._note_number(out, taint)
+        return out
+
+    # --- taint ------------------------------------------------------------------------------
+
+    def _set_taint(self, tensor: Tensor, taint: frozenset) -> None:
+        self._taint[id(tensor)] = (weakref.ref(tensor), taint)
+        self._inserts += 1
+        if self._inserts >= 4096:
+            self._inserts = 0
+            self._taint = {k: v for k, v in self._taint.items() if v[0]() is not None}
+
+    def _note_number(self, value: object, taint: frozenset) -> None:
+        if isinstance(value, int) and -5 <= value <= 256:
+            return  # CPython shares these objects: their identity says nothing
+        # Python numbers and lists cannot be weakly referenced; they hold no tensor and the
+        # table is bounded. Numpy arrays share the tensor's memory, so they are held weakly.
+        try:
+            held: object = weakref.ref(value)
+        except TypeError:
+            held = value
+        if len(self._numbers) >= _MAX_NUMBERS:
+            self._numbers.pop(next(iter(self._numbers)))
+        self._numbers[id(value)] = (held, taint)
+
+    def _number_taint(self, value: object) -> frozenset | None:
+        seen = self._numbers.get(id(value))
+        if seen is None:
+            return None
+        held = seen[0]
+        alive = held() if isinstance(held, weakref.ref) else held
+        return seen[1] if alive is value else None
+
+    def taint_of(self, value: object) -> frozenset:
+        if isinstance(value, Tensor):
+            seen = self._taint.get(id(value))
+            return seen[1] if seen is not None and seen[0]() is value else frozenset()
+        return self._number_taint(value) or frozenset()
+
+    def tainted_from_number(self, value: object, out: Tensor) -> None:
+        """A tensor built from a recorded number or array (torch.from_numpy) carries its taint."""
+        taint = self.taint_of(value)
+        if taint:
+            self._set_taint(out, taint)
+
+    # --- cuts -------------------------------------------------------------------------------
+
+    def _cut(self, kind: int, func, args, kwargs, grad_on: bool, frame) -> Cut | None:
+        name = getattr(func, "__name__", str(func))
+        if not grad_on or _is_inference():
+            region = self.inference_regions[-1] if _is_inference() and self.inference_regions else self._region
+            if region is not None and not region.user:
+                return None
+            cut_kind = GRAD_OFF
+        elif kind is _DETACH:
+            cut_kind = DETACH
+        elif kind is _DATA_GET:
+            cut_kind, name = DATA, "data"
+        elif kind is _NUMBER:
+            cut_kind = NUMBER
+        elif kind is _FACTORY:
+            cut_kind = REWRAP
+        else:
+            region, cut_kind = None, NON_DIFFERENTIABLE
+        if cut_kind != GRAD_OFF:
+            region = None
+        if region is not None and region.body is not None:
+            here, chain = body_location(region, frame)
+            inner = chain[0] if chain else None
+            key = (cut_kind, id(region.body.f_code), here.line, inner.line if inner else None)
+        else:
+            chain = user_chain(frame)
+            here = chain[0] if chain else None
+            key = (cut_kind, name, here.file if here else None, here.line if here else None)
+        cut = self._sites.get(key)
+        if cut is None:
+            cut = Cut(
+                id=len(self.cuts),
+                kind=cut_kind,
+                op=name.strip("_"),
+                location=here,
+                chain=chain,
+                region_entry=region.entry if region is not None else None,
+                region_how=region.how if region is not None else "",
+            )
+            self.cuts.append(cut)
+            self._sites[key] = cut
+        cut.count += 1
+        self._feeders(cut, args, kwargs)
+        return cut
+
+    def _feeders(self, cut: Cut, args, kwargs) -> None:
+        """Which leaves (parameters) fed the cut's input; graph walks only the first times."""
+        walk = cut.count <= _MAX_WALKS_PER_SITE
+        for group in (args, kwargs.values()):
+            for a in group:
+                items = a if type(a) in (list, tuple) else (a,)
+                for t in items:
+                    if isinstance(t, Tensor) and t.requires_grad:
+                        if t.grad_fn is None:
+                            cut.param_ids.add(id(t))
+                        elif walk:
+                            cut.param_ids |= trace(t).leaf_ids
+
+    # --- grad mode ----------------------------------------------------------------------------
+
+    def _grad_switch(self, before: bool, after: bool, frame) -> None:
+        closing = _closing(frame)
+        if before and not after:
+            if closing and self._shelved:
+                self._region = self._shelved.pop()  # enable_grad() ends inside no_grad()
+            else:
+                self._region = find_region(frame)
+        elif after and not before:
+            region, self._region = self._region, None
+            if region is None:
+                return
+            if not closing and region.user and len(self._shelved) < 16:
+                self._shelved.append(region)  # enable_grad() inside the user's no_grad()
+            else:
+                region.close()
+
+    def enter_inference(self, frame) -> None:
+        region = find_region(frame)
+        region.how = region.how.replace("torch.set_grad_enabled(False)", "torch.inference_mode()")
+        self.inference_regions.append(region)
+
+    def exit_inference(self) -> None:
+        if self.inference_regions:
+            self.inference_regions.pop().close()
+
+    # --- in-place edits, .data writes, inference tensors ---------------------------------------
+
+    def _before_inplace(self, target: Tensor):
+        if not target.requires_grad and id(target) not in self._data_of:
+            return None
+        producer = type(target.grad_fn).__name__ if target.grad_fn is not None else None
+        return (target._version, producer, target.grad_fn is None and target.requires_grad)
+
+    def _after_inplace(self, target: Tensor, pre, func) -> None:
+        version, producer, leaf = pre
+        name = getattr(func, "__name__", "in-place op")
+        frame = sys._getframe(2)
+        source = self._data_of.get(id(target))
+        if source is not None and source[0]() is target:
+            self._data_write(source[1], name, frame)
+            return
+        if target._version == version:
+            return
+        chain = user_chain(frame)
+        if not chain:
+            return
+        self.inplace.append(
+            InplaceEdit(
+                name, chain[0], chain, tuple(target.shape), version, target._version, producer, leaf, self.step,
+                type(target.grad_fn).__name__ if target.grad_fn is not None else None,
+            )
+        )
+
+    def _data_write(self, param_id: int, op: str, frame) -> None:
+        chain = user_chain(frame, limit=1)
+        if chain and len(self.data_writes) < 1024:  # judged and cleared at each backward
+            # Only an edit after a recorded op used the tensor leaves that graph with stale values.
+            after = self.forward_seen and param_id in self.used_since_backward
+            self.data_writes.append(DataWrite(param_id, op, chain[0], after, self.step))
+
+    def _birth(self, out: Tensor, frame) -> None:
+        region = self.inference_regions[-1]
+        if not region.user:
+            return
+        chain = user_chain(frame, limit=1)
+        birth = InferenceBirth(chain[0] if chain else None, region.entry, tuple(out.shape))
+        if len(self.births) > 4096:
+            self.births = {k: v for k, v in self.births.items() if v[0]() is not None}
+        self.births[id(out)] = (weakref.ref(out), birth)
+
+    def _failed(self, args, exc: RuntimeError) -> None:
+        if "Inference tensors" not in str(exc) and "inference tensor" not in str(exc):
+            return
+        where = user_chain(sys._getframe(2), limit=1)
+        for a in args:
+            items = a if type(a) in (list, tuple) else (a,)
+            for t in items:
+                if isinstance(t, Tensor) and t.is_inference():
+                    seen = self.births.get(id(t))
+                    birth = seen[1] if seen is not None and seen[0]() is t else None
+                    self.inference_failure = (birth, where[0] if where else Location(None, None))
+                    return

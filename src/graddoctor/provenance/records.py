@@ -1,0 +1,102 @@
+"""What deep mode remembers: cuts, in-place edits and inference tensors, by site.
+
+Records hold locations, names, shapes and ids, never the user's tensors or
+graph nodes, so keeping them costs no memory the user would notice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from graddoctor.finding import Related
+from graddoctor.locate import Location
+
+# Kinds of cut, each with the words a message uses for it.
+GRAD_OFF = "grad-off"
+DETACH = "detach"
+DATA = "data"
+NUMBER = "number"
+REWRAP = "rewrap"
+NON_DIFFERENTIABLE = "non-differentiable"
+
+
+@dataclass
+class Cut:
+    """One place where a tensor that requires grad gave a result that does not."""
+
+    id: int
+    kind: str
+    op: str  # "detach", "item", "argmax", "linear" (under no_grad) ...
+    location: Location | None  # the cut's own user line
+    chain: list[Location] = field(default_factory=list)  # innermost first, up to the caller
+    region_entry: Location | None = None  # where grad mode was turned off (GRAD_OFF only)
+    region_how: str = ""
+    param_ids: set[int] = field(default_factory=set)  # leaves that fed the cut's input
+    count: int = 0
+
+    @property
+    def grad_off(self) -> bool:
+        return self.kind == GRAD_OFF
+
+    def describe(self) -> str:
+        """The cut in a few words, for messages ("`.detach()`", "torch.no_grad()" ...)."""
+        if self.kind == GRAD_OFF:
+            return f"ran under {self.region_how}"
+        if self.kind == DETACH:
+            return "was cut by `.detach()`"
+        if self.kind == DATA:
+            return "was cut by `.data`"
+        if self.kind == NUMBER:
+            return f"was turned into a Python number by `.{self.op}()`"
+        if self.kind == REWRAP:
+            return f"was re-wrapped by `torch.{self.op}(...)`, which copies values without history"
+        return f"went through `{self.op}`, which has no gradient"
+
+    def related(self) -> list[Related]:
+        """The lines around the cut: where grad mode went off, and the calls leading to it."""
+        out: list[Related] = []
+        if self.region_entry is not None and self.region_entry.file:
+            shown = self.region_entry.shown()
+            out.append(Related(shown["file"], shown["line"], f"gradient recording turned off here by {self.region_how}"))
+        for outer in self.chain[1:]:
+            if self.location is not None and (outer.file, outer.line) == (self.location.file, self.location.line):
+                continue
+            shown = outer.shown()
+            out.append(Related(shown["file"], shown["line"], f"called from {outer.function or 'here'}"))
+        return out
+
+
+@dataclass
+class InplaceEdit:
+    """An in-place op on a tensor that takes part in autograd."""
+
+    op: str
+    location: Location
+    chain: list[Location]
+    shape: tuple[int, ...]
+    version_before: int
+    version_after: int
+    producer: str | None  # the tensor's grad_fn class before the edit, e.g. "SigmoidBackward0"
+    leaf: bool  # a leaf that requires grad (a parameter)
+    step: int
+    after: str | None = None  # its grad_fn class after the edit, e.g. "AddBackward0"
+
+
+@dataclass
+class DataWrite:
+    """An edit through `.data` of a tensor that requires grad (autograd cannot see it)."""
+
+    param_id: int
+    op: str
+    location: Location
+    after_forward: bool  # graph-recording ops ran since the last backward
+    step: int
+
+
+@dataclass
+class InferenceBirth:
+    """Where a tensor was created under torch.inference_mode()."""
+
+    location: Location | None
+    region_entry: Location | None
+    shape: tuple[int, ...]

@@ -1,0 +1,33 @@
+"""The issue's acceptance checks, through the real `graddoctor run` command."""
+
+from __future__ import annotations
+
+import textwrap
+
+from tests.provenance.conftest import line_of
+from tests.provenance.test_cut_location import MODEL, TRAIN
+from tests.provenance.test_runtime_errors import INPLACE, RNN
+
+
+def test_encoder_under_no_grad_in_another_modules_forward(graddoctor_cli):
+    (graddoctor_cli.path / "model.py").write_text(textwrap.dedent(MODEL))
+    ran = graddoctor_cli("run", "train.py", script=TRAIN)
+    assert ran.returncode == 1, ran.stderr
+    found = ran.finding("GD104")
+    assert (found["file"], found["line"]) == ("model.py", line_of(MODEL, "feats = self.encoder(x)"))
+    assert {"file": "model.py", "line": line_of(MODEL, "with torch.no_grad()"),
+            "note": "gradient recording turned off here by torch.no_grad()"} in found["related"]
+    assert "model.py:" + str(line_of(MODEL, "feats = self.encoder(x)")) in ran.stdout
+
+
+def test_rnn_without_detach_and_inplace_relu(graddoctor_cli):
+    ran = graddoctor_cli("run", "train.py", script=RNN)
+    assert ran.returncode == 1
+    assert ran.report["status"] == "crashed"
+    found = ran.finding("GD107")
+    assert found["line"] == line_of(RNN, "hidden = rnn(x, hidden)")
+    assert "recorder.py" not in ran.stderr and "overrides.py" not in ran.stderr  # our frames stay hidden
+
+    ran = graddoctor_cli("run", "train.py", name="train.py", script=INPLACE)
+    found = ran.finding("GD108")
+    assert found["line"] == line_of(INPLACE, "act.relu_()")
