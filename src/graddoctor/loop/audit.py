@@ -35,6 +35,7 @@ class LoopAudit(Observer):
         self.amp_skip_fraction = amp_skip_fraction
         self.tick = 0
         self.backwards = 0
+        self.completed_backwards = 0  # backward calls that returned (a crash mid-way is no loop)
         self.writes = 0  # clip/unscale calls: in-place writes to gradients
         self.last_backward_tick = -1
         self.first_backward: Location = NOWHERE
@@ -59,6 +60,7 @@ class LoopAudit(Observer):
             self._versions = self._param_versions()
 
     def after_backward(self, event: BackwardEvent) -> None:
+        self.completed_backwards += 1
         for st in self._states.values():
             if st.grads_tick <= st.last_step_tick and any(p.grad is not None for p in st.params()):
                 st.grads_tick = self.tick
@@ -160,7 +162,9 @@ class LoopAudit(Observer):
         opt = getattr(sched, "optimizer", None)
         if info is None:
             lrs = [g.get("initial_lr", g.get("lr")) for g in opt.param_groups] if opt is not None else []
-            info = {"ref": weakref.ref(sched), "calls": 0, "where": event.where, "initial": lrs}
+            # What is judged at the end is copied now: the scheduler itself may be gone by
+            # then (a script's globals are freed when it finishes).
+            info = {"cls": type(sched), "opt": id(opt), "calls": 0, "where": event.where, "initial": lrs, "now": lrs}
             self._schedulers[id(sched)] = info
             st = self._states.get(id(opt)) if opt is not None else None
             # Unknown optimizers (stepped before we attached) are given the benefit of the doubt.
@@ -172,6 +176,8 @@ class LoopAudit(Observer):
                     **event.where.shown(),
                 ))
         info["calls"] += 1
+        if opt is not None:
+            info["now"] = [g["lr"] for g in opt.param_groups]
 
     def _scaler(self, event: CallEvent) -> None:
         scaler = event.target
@@ -274,7 +280,9 @@ class LoopAudit(Observer):
         out = list(self._found.values())
         states = list(self._states.values())
         stepped = any(st.steps for st in states)
-        if self.backwards and not stepped and states and not any(st.scaler_steps for st in states):
+        # Two completed backward passes without a step make a loop that never steps; one
+        # followed by a crash (or a one-off gradient check) does not.
+        if self.completed_backwards >= 2 and not stepped and states and not any(st.scaler_steps for st in states):
             if self._versions is None or self._param_versions() == self._versions:
                 out.append(make(
                     "GD203",
@@ -305,22 +313,21 @@ class LoopAudit(Observer):
     def _epoch_schedulers(self) -> list[Finding]:
         out = []
         for info in self._schedulers.values():
-            sched = info["ref"]()
-            if sched is None or not isinstance(sched, EPOCH_SCHEDULERS):
+            cls = info["cls"]
+            if not issubclass(cls, EPOCH_SCHEDULERS):
                 continue
-            st = self._states.get(id(getattr(sched, "optimizer", None)))
+            st = self._states.get(info["opt"])
             if st is None or info["calls"] < 10 or info["calls"] < 0.9 * st.steps:
                 continue
-            now = [g["lr"] for g in sched.optimizer.param_groups]
-            decayed = [n / i for n, i in zip(now, info["initial"]) if i]
-            plateau = isinstance(sched, lr_scheduler.ReduceLROnPlateau)
+            decayed = [n / i for n, i in zip(info["now"], info["initial"]) if i]
+            plateau = issubclass(cls, lr_scheduler.ReduceLROnPlateau)
             if not plateau and not (decayed and max(decayed) <= self.epoch_scheduler_decay):
                 continue
             what = (f"the learning rate is already down to {max(decayed):.2g} of its start" if decayed and not plateau
                     else "its patience counts batches instead of epochs")
             out.append(make(
                 "GD205",
-                f"{type(sched).__name__} is an epoch-based scheduler but stepped {info['calls']} times for "
+                f"{cls.__name__} is an epoch-based scheduler but stepped {info['calls']} times for "
                 f"{st.steps} optimizer steps (once per batch): {what}.",
                 **info["where"].shown(),
             ))

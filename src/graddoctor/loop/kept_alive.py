@@ -104,6 +104,7 @@ class KeptAlive(Observer):
         self._found: dict[tuple, Finding] = {}
         self.windows = 0
         self.cycles = 0
+        self._next_window = first
 
     def before_backward(self, event: BackwardEvent) -> None:
         if self._loop_code is None:
@@ -131,11 +132,16 @@ class KeptAlive(Observer):
             if step >= closed_at + self.lag:
                 self._closed = None
                 self._judge(recorder, step - closed_at)
-        elif step == self.first or (step > self.first and self.every and (step - self.first) % self.every == 0):
-            # Never slide our mode in under or over a mode the user has entered: they
-            # could not exit theirs cleanly. Sampling resumes when theirs is gone.
-            if torch._C._len_torch_function_stack() == 0:
+        elif step >= self._next_window:
+            # Never slide our mode in under or over a mode the user (or deep mode) has
+            # entered: neither could be exited cleanly. The window waits until they are gone.
+            if torch._C._len_torch_function_stack() == 0 and not self.session.function_mode_held(self):
                 self._open(step)
+                self._next_window = step + max(self.every, self.lag + 2) if self.every else float("inf")
+
+    @property
+    def holds_function_mode(self) -> bool:  # type: ignore[override]
+        return self._recorder is not None
 
     def _open(self, step: int) -> None:
         recorder = _Recorder(_sequence_now(), self._loop_code)

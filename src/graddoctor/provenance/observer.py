@@ -107,6 +107,10 @@ class ProvenanceObserver(ExplainsErrors, Observer):
     def active(self) -> bool:
         return self._active
 
+    @property
+    def holds_function_mode(self) -> bool:  # type: ignore[override]
+        return self._active
+
     # --- events -------------------------------------------------------------------------------
 
     def before_backward(self, event: BackwardEvent) -> None:

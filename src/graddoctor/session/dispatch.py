@@ -115,6 +115,10 @@ def _patch_backward() -> None:
                         session.backward_failed(event, exc)
                     raise
                 _broadcast("after_backward", event)
+                # Observers may keep the event (its line); they must not keep the loss,
+                # or its graph would outlive the iteration (and be reported as GD207).
+                event.loss = None
+                event.extra = {}
                 return result
 
         return backward

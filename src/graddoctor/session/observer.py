@@ -54,6 +54,10 @@ class Observer:
     """Base class: override what you need. `findings()` is asked once, at the end."""
 
     name = "observer"
+    # True while this observer has (or will resume) a TorchFunctionMode of its own.
+    # Two of ours on the stack at once could be popped out of order, so an observer
+    # that pushes one first asks the session whether another holds one.
+    holds_function_mode = False
 
     def start(self, session) -> None:
         self.session = session

@@ -152,6 +152,10 @@ class Session:
         if self.max_steps is not None and self.step >= self.max_steps:
             raise StopRun(f"stopped after {self.step} optimizer steps (--max-steps)")
 
+    def function_mode_held(self, asking: Observer | None = None) -> bool:
+        """Whether an observer other than `asking` holds a TorchFunctionMode now."""
+        return any(o is not asking and getattr(o, "holds_function_mode", False) for o in self.observers)
+
     def dispatch(self, method: str, event) -> None:
         for observer in self.observers:
             if getattr(observer, "_graddoctor_failed", False):
