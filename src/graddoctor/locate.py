@@ -24,7 +24,8 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 def _library_dirs() -> tuple[str, ...]:
     dirs = set()
-    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+    # "scripts" holds console-script launchers (the `graddoctor` command itself).
+    for key in ("stdlib", "platstdlib", "purelib", "platlib", "scripts"):
         path = sysconfig.get_paths().get(key)
         if path:
             dirs.add(os.path.realpath(path))

@@ -92,9 +92,16 @@ def lint_source(source: str | bytes, filename: str = "<string>", select=None, ke
         )
         return result
     lines = source.splitlines()
+    seen: set[tuple] = set()
     for finding, fix in reporter.results:
         if finding.line and suppressed(lines, finding.line, finding.code):
             continue
+        # A loop reached through two paths (a helper called from two loops, nested
+        # loops) reports the same finding twice: say it once.
+        key = (finding.code, finding.line, finding.column, finding.message)
+        if key in seen:
+            continue
+        seen.add(key)
         result.findings.append(finding)
         if fix is not None:
             result.fixes.append((finding, fix))
