@@ -27,7 +27,22 @@ _EXPORTS = {
     "watch": "graddoctor.watching",
 }
 
-__all__ = sorted(_EXPORTS) + ["__version__"]
+__all__ = [
+    "Finding",
+    "GradDoctorError",
+    "GradFlowMonitor",
+    "Report",
+    "Severity",
+    "__version__",
+    "check_loss",
+    "diagnose",
+    "ensure_tensor_loss",
+    "explain",
+    "safe_backward",
+    "train_one_epoch",
+    "verify_layer",
+    "watch",
+]
 
 
 # `graddoctor.explain` is both a subpackage and a function: bind the function now

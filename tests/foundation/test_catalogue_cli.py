@@ -51,3 +51,13 @@ def test_diagnose_report_is_schema_valid_and_round_trips():
     data = json.loads(report.to_json())
     jsonschema.validate(data, SCHEMA)
     assert [graddoctor.Finding.from_json(f) for f in data["findings"]] == report.findings
+
+
+def test_public_api_is_exactly_all_and_every_name_resolves():
+    import graddoctor as gd
+
+    exported = set(gd.__all__) - {"__version__"}
+    assert exported == set(gd._EXPORTS)
+    for name in gd.__all__:
+        assert getattr(gd, name) is not None, name
+    assert callable(gd.watch) and callable(gd.explain) and callable(gd.diagnose)

@@ -101,6 +101,43 @@ class WatchedRun:
         return self.report
 
 
+class CallbackState:
+    """The state both framework callbacks keep: options, the run in progress, its report."""
+
+    _trains_with = "training"  # what the user calls, for the message of report()
+
+    def __init__(self, *, fail_on: str = "never", print_report: bool = True, deep: bool = False) -> None:
+        check_options(fail_on)
+        self.fail_on = fail_on
+        self.print_report = print_report
+        self.deep = deep
+        self._run: WatchedRun | None = None
+        self._report: Report | None = None
+        self._redirect = None  # a locate.Redirect while training runs
+
+    def report(self) -> Report:
+        """The report of the last training run."""
+        if self._report is None:
+            raise RuntimeError(
+                f"GradDoctorCallback.report(): no {self._trains_with} has finished with this callback yet"
+            )
+        return self._report
+
+    def _close(self, exc: BaseException | None) -> Report | None:
+        """Detach (always), drop the line redirect, keep and return the report."""
+        run, self._run = self._run, None
+        if run is None:
+            return None
+        try:
+            report = run.finish(exc)
+        finally:
+            if self._redirect is not None:
+                self._redirect.remove()
+                self._redirect = None
+        self._report = report
+        return report
+
+
 def show(report: Report, file=None) -> None:
     """Print the report (rich, coloured only on a terminal)."""
     from graddoctor.report.terminal import print_report

@@ -22,10 +22,9 @@ from types import FrameType
 
 import torch
 
-from graddoctor.integrations.core import WatchedRun, check_options, fail_if, show
+from graddoctor.integrations.core import CallbackState, WatchedRun, fail_if, show
 from graddoctor.integrations.source import returned_value_line
-from graddoctor.locate import NOWHERE, Location, Redirect, redirect_entry, user_frame
-from graddoctor.report.report import Report
+from graddoctor.locate import NOWHERE, Location, redirect_entry, user_frame
 from graddoctor.session.registry import record_for
 
 
@@ -52,7 +51,7 @@ def _callback_bases() -> tuple[type, ...]:
     return tuple(bases)
 
 
-class _GradDoctorCallback:
+class _GradDoctorCallback(CallbackState):
     """Watches `trainer.fit` with graddoctor and reports what keeps the model from learning.
 
     Args:
@@ -64,14 +63,10 @@ class _GradDoctorCallback:
     After `fit`, `callback.report()` returns the Report.
     """
 
+    _trains_with = "trainer.fit()"
+
     def __init__(self, *, fail_on: str = "never", print_report: bool = True, deep: bool = False) -> None:
-        check_options(fail_on)
-        self.fail_on = fail_on
-        self.print_report = print_report
-        self.deep = deep
-        self._run: WatchedRun | None = None
-        self._report: Report | None = None
-        self._redirect: Redirect | None = None
+        CallbackState.__init__(self, fail_on=fail_on, print_report=print_report, deep=deep)
         self._step_line: Location = NOWHERE
 
     # --- Lightning hooks -------------------------------------------------------------------
@@ -101,23 +96,10 @@ class _GradDoctorCallback:
 
     # --- results ----------------------------------------------------------------------------
 
-    def report(self) -> Report:
-        """The report of the last `fit`."""
-        if self._report is None:
-            raise RuntimeError("GradDoctorCallback.report(): no trainer.fit() has finished with this callback yet")
-        return self._report
-
     def _finish(self, trainer, exc: BaseException | None) -> None:
-        run, self._run = self._run, None
-        if run is None:
+        report = self._close(exc)
+        if report is None:
             return
-        try:
-            report = run.finish(exc)
-        finally:
-            if self._redirect is not None:
-                self._redirect.remove()
-                self._redirect = None
-        self._report = report
         if self.print_report and getattr(trainer, "is_global_zero", True):
             show(report)
         if exc is None:

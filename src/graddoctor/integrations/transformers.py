@@ -20,14 +20,13 @@ from types import FrameType
 
 import transformers
 
-from graddoctor.integrations.core import WatchedRun, check_options, fail_if, show
+from graddoctor.integrations.core import CallbackState, WatchedRun, fail_if, show
 from graddoctor.integrations.source import returned_value_line
-from graddoctor.locate import NOWHERE, Location, Redirect, redirect_entry, user_frame, user_location
-from graddoctor.report.report import Report
+from graddoctor.locate import NOWHERE, Location, redirect_entry, user_frame, user_location
 from graddoctor.session.registry import remember_creation
 
 
-class GradDoctorCallback(transformers.TrainerCallback):
+class GradDoctorCallback(CallbackState, transformers.TrainerCallback):
     """Watches `trainer.train()` with graddoctor and reports what keeps the model from learning.
 
     Args:
@@ -39,16 +38,12 @@ class GradDoctorCallback(transformers.TrainerCallback):
     After `train()`, `callback.report()` returns the Report.
     """
 
+    _trains_with = "trainer.train()"
+
     def __init__(self, *, fail_on: str = "never", print_report: bool = True, deep: bool = False) -> None:
-        check_options(fail_on)
-        self.fail_on = fail_on
-        self.print_report = print_report
-        self.deep = deep
-        self._run: WatchedRun | None = None
-        self._report: Report | None = None
+        CallbackState.__init__(self, fail_on=fail_on, print_report=print_report, deep=deep)
         self._trainer = None
         self._built_at: Location = NOWHERE
-        self._redirect: Redirect | None = None
 
     # --- Trainer events ----------------------------------------------------------------------
 
@@ -82,24 +77,11 @@ class GradDoctorCallback(transformers.TrainerCallback):
 
     # --- results -------------------------------------------------------------------------------
 
-    def report(self) -> Report:
-        """The report of the last `train()`."""
-        if self._report is None:
-            raise RuntimeError("GradDoctorCallback.report(): no trainer.train() has finished with this callback yet")
-        return self._report
-
     def finish(self, exc: BaseException | None, *, is_main: bool = True) -> None:
         """Detach and report (called at the end of training, or when it raised)."""
-        run, self._run = self._run, None
-        if run is None:
+        report = self._close(exc)
+        if report is None:
             return
-        try:
-            report = run.finish(exc)
-        finally:
-            if self._redirect is not None:
-                self._redirect.remove()
-                self._redirect = None
-        self._report = report
         if self.print_report and is_main:
             show(report)
 

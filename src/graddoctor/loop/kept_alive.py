@@ -18,7 +18,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from graddoctor.finding import Finding
-from graddoctor.locate import NOWHERE, Location, is_user_file
+from graddoctor.locate import Location, is_user_file
 from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
 

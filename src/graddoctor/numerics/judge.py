@@ -56,7 +56,7 @@ def _exploding(stats, opts) -> list[Finding]:
         worst, step, top = stats.worst_first
     else:
         return []
-    top = [stats.name(k) for k in top]
+    top = [stats.layer_name(k) for k in top]
     why = (f"{worst:.3g}, {worst / first:.3g} times the {first:.3g} of the first steps" if grew
            else f"{worst:.3g}, above the threshold {opts.explode_norm:.3g}")
     return [make(
@@ -67,7 +67,7 @@ def _exploding(stats, opts) -> list[Finding]:
 
 
 def _vanishing(stats, opts) -> list[Finding]:
-    low = [stats.name(k) for k, t in stats.layers.items() if t.judged >= 3 and t.vanishing * 2 >= t.judged]
+    low = [stats.layer_name(k) for k, t in stats.layers.items() if t.judged >= 3 and t.vanishing * 2 >= t.judged]
     if not low:
         return []
     return [make(
@@ -112,7 +112,7 @@ def _update_ratio(stats, track, opts) -> list[Finding]:
     if opts.ratio_low <= median <= opts.ratio_high:
         return []
     small = median < opts.ratio_low
-    layers = [stats.name(k) for k, t in stats.layers.items() if t.ratio is not None and
+    layers = [stats.layer_name(k) for k, t in stats.layers.items() if t.ratio is not None and
               (t.ratio < opts.ratio_low if small else t.ratio > opts.ratio_high)]
     verdict = ("too small: the weights barely move" if small else "too large: each step rewrites the weights")
     return [make(
@@ -169,7 +169,7 @@ def _stall_causes(stats, opts) -> list[str]:
         if ratios and ratios[len(ratios) // 2] > opts.ratio_high:
             causes.append(f"the learning rate {t.max_lr:g} is so large that each step rewrites the weights (GD305)")
             break
-    vanishing = [stats.name(k) for k, t in stats.layers.items() if t.judged >= 3 and t.vanishing * 2 >= t.judged]
+    vanishing = [stats.layer_name(k) for k, t in stats.layers.items() if t.judged >= 3 and t.vanishing * 2 >= t.judged]
     if vanishing:
         causes.append(f"vanishing gradients in {name_list(vanishing[:3])} (GD304)")
     loop = _loop(stats)

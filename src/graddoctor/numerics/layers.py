@@ -349,7 +349,7 @@ class LayerStats(Observer):
             out[key] = name
         return out
 
-    def name(self, key: int) -> str:
+    def layer_name(self, key: int) -> str:
         return self.names().get(key, str(key))
 
     def rows(self) -> list[LayerRow]:

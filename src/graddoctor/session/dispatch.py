@@ -16,7 +16,7 @@ import torch
 from torch.optim import lr_scheduler
 
 from graddoctor.locate import user_location
-from graddoctor.session.observer import BackwardEvent, CallEvent, StepEvent
+from graddoctor.session.observer import BackwardEvent, CallEvent
 from graddoctor.session.patches import Patcher
 
 _sessions: list[Any] = []
