@@ -14,7 +14,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORT_SCHEMA = json.loads((ROOT / "src/graddoctor/report/schema.json").read_text())
-SARIF_SCHEMA = json.loads((Path(__file__).parent / "sarif-2.1.0-minimal.schema.json").read_text())
+# The official SARIF 2.1.0 (rtm.5) JSON schema, as shipped (MIT) in Microsoft's
+# @microsoft/jest-sarif npm package (lib/schemas/sarif-2.1.0-rtm.5.json).
+SARIF_SCHEMA = json.loads((Path(__file__).parent / "sarif-2.1.0-rtm.5.schema.json").read_text())
 
 BROKEN = """\
 import torch
@@ -103,6 +105,14 @@ def test_sarif_of_a_clean_run_validates(lint_cli):
     log = json.loads(lint_cli("--format", "sarif", "train.py").stdout)
     jsonschema.validate(log, SARIF_SCHEMA)
     assert log["runs"][0]["results"] == []
+
+
+def test_the_sarif_schema_really_rejects_a_broken_log(lint_cli):
+    write(lint_cli.path, "train.py", BROKEN)
+    log = json.loads(lint_cli("--format", "sarif", "train.py").stdout)
+    log["runs"][0]["results"][0]["level"] = "fatal"  # not a SARIF level
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(log, SARIF_SCHEMA)
 
 
 def test_github_annotations(lint_cli):
