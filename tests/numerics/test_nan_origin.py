@@ -250,3 +250,35 @@ def test_watch_without_deep_falls_back_to_the_backward_line():
     assert gd306.line == _line("# FLAT-BACKWARD")
     assert gd306.related == []
     assert _provenance(w).escalation is None
+
+
+# --- never two of our modes at once: a NaN that starts while the kept-alive window is open -------------
+
+
+class LateNet(LogNet):
+    calls = 0
+
+    def forward(self, x):
+        LateNet.calls += 1
+        h = self.a(x)
+        return self.b(log_features(h) if LateNet.calls > 2 else h)
+
+
+def test_escalation_waits_for_no_other_mode():
+    torch.manual_seed(0)
+    LateNet.calls = 0
+    model = LateNet()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    depth = []
+    with graddoctor.watch(model, optimizer) as w:
+        for _ in range(8):
+            optimizer.zero_grad()
+            loss = ((model(torch.randn(16, 4)) - torch.randn(16, 1)) ** 2).mean()
+            depth.append(_modes())
+            loss.backward()
+            for p in model.parameters():
+                p.grad.nan_to_num_(0.0, posinf=0.0, neginf=0.0)
+            optimizer.step()
+    assert max(depth) == 1 and _modes() == 0
+    gd301 = next(f for f in w.report().findings if f.code == "GD301")
+    assert gd301.line == _line("# NaN-ORIGIN")
