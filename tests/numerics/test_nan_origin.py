@@ -123,12 +123,11 @@ def test_window_is_removed_when_the_users_code_raises():
     model = LogNet()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
     w = graddoctor.watch(model, optimizer)
-    with pytest.raises(ValueError, match="boom"):
-        with w:
-            _train_with(model, optimizer, 2)  # NaN seen, escalation asked, window opened
-            assert _provenance(w).escalation == "open"
-            model(torch.randn(2, 4))
-            raise ValueError("boom")
+    with pytest.raises(ValueError, match="boom"), w:
+        _train_with(model, optimizer, 2)  # NaN seen, escalation asked, window opened
+        assert _provenance(w).escalation == "open"
+        model(torch.randn(2, 4))
+        raise ValueError("boom")
     assert _modes() == 0
     assert _provenance(w).escalation == "done"
 
@@ -282,3 +281,20 @@ def test_escalation_waits_for_no_other_mode():
     assert max(depth) == 1 and _modes() == 0
     gd301 = next(f for f in w.report().findings if f.code == "GD301")
     assert gd301.line == _line("# NaN-ORIGIN")
+
+
+def test_run_reopens_deep_recording_after_its_deep_steps(graddoctor_cli):
+    # The NaN starts at step 5, after `run`'s deep steps ended: the escalation pushes the
+    # recorder again for one step, and takes it off again.
+    script = RUN_SCRIPT.replace(
+        "        return self.b(log_features(self.a(x)))",
+        "        self.calls = getattr(self, 'calls', 0) + 1\n"
+        "        h = self.a(x)\n"
+        "        return self.b(log_features(h) if self.calls > 5 else h)",
+    ).replace("range(6)", "range(10)") + "assert torch._C._len_torch_function_stack() == 0\n"
+    ran = graddoctor_cli("run", "train.py", script=script)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    gd301 = ran.finding("GD301")
+    assert gd301["step"] == 5
+    assert gd301["line"] == _script_line(script, "return torch.log(torch.relu(h))")
+    assert _script_line(script, "loss = ((model(x)") in [r["line"] for r in gd301["related"]]
