@@ -69,8 +69,8 @@ def test_gd301_nan_loss_first_step():
 
     w = _train(model, torch.optim.SGD(model.parameters(), lr=0.01), 3, x, y, loss_fn=loss_fn)
     f = finding(w, "GD301")
-    # The escalated deep step found the op that made the NaN (log of -1): the line to fix;
-    # the loss and backward lines go along as related.
+    # The loss is made on the loss_fn line (known from the escalated deep step), where the
+    # escalated step also saw `log` make the NaN; backward() goes along as related.
     assert f.line == line("NaN from the start") and f.step == 0
     assert line("TRAIN") in [r.line for r in f.related] and "`log`" in f.message
 

@@ -22,7 +22,7 @@ def numerics_findings(stats) -> list[Finding]:
     if stats.first_bad_loss is not None and not bad_grad_first:  # else the NaN weights explain the loss
         step, where, value = stats.first_bad_loss
         at, related = _loss_place(stats, where)
-        at, related, made = _with_origin(stats, at, related, "the loss became non-finite here")
+        at, related, made = _with_origin(stats, at, related)
         out.append(make(
             "GD301",
             f"The loss was {value} at optimizer step {step}, the first non-finite loss of the run; "
@@ -32,7 +32,7 @@ def numerics_findings(stats) -> list[Finding]:
     if stats.first_bad_grad is not None:
         step, where, layers, params = stats.first_bad_grad
         if bad_grad_first:
-            at, related, made = _with_origin(stats, where, [], "backward() made the non-finite gradients here")
+            at, related, made = _with_origin(stats, where, [])
             out.append(make(
                 "GD302",
                 f"Gradients became non-finite at optimizer step {step} while the loss was finite; going "
@@ -57,22 +57,25 @@ def _loss_place(stats, backward: Location) -> tuple[Location, list[Related]]:
     return loss, _related(backward, "backward() is called on it here")
 
 
-def _with_origin(stats, at: Location, related: list[Related], note: str) -> tuple[Location, list[Related], str]:
-    """Point at the forward op that made the first NaN/Inf, when the escalated deep step found it.
+def _with_origin(stats, at: Location, related: list[Related]) -> tuple[Location, list[Related], str]:
+    """Name the forward op that made the first NaN/Inf, when the escalated deep step found it.
 
-    That op is the line to fix (a log of 0, a division by 0); the loss or backward line
-    only shows where it surfaced, so it goes along as related.
+    That op is the line to fix (a log of 0, a division by 0), so the message names it and it
+    comes first among the related lines. The finding itself stays where SPEC puts it (the
+    loss line for GD301, the backward line for GD302): tools and tests outside key on that
+    location, and the origin is found a step later, not on the step the finding reports.
     """
     origin = _nan_origin(stats)
     if origin is None or origin.location is None or not origin.location.file:
         return at, related, ""
+    shown = origin.location.shown()
     made = (f" In optimizer step {origin.step}, the first NaN/Inf ({origin.value}) of the forward pass was made "
-            f"by `{origin.op}` here{origin.called_from()}, from finite inputs.")
-    here = (origin.location.file, origin.location.line)
-    if (at.file, at.line) != here:
-        related = _related(at, note) + related
-    related = [r for r in related if (r.file, r.line) != (origin.location.shown()["file"], here[1])]
-    return origin.location, related, made
+            f"by `{origin.op}` at {shown['file']}:{shown['line']}{origin.called_from()}, from finite inputs: "
+            "fix it there.")
+    if (at.file, at.line) == (origin.location.file, origin.location.line):
+        return at, related, made
+    first = Related(shown["file"], shown["line"], f"first NaN/Inf made here by `{origin.op}`")
+    return at, [first] + [r for r in related if (r.file, r.line) != (first.file, first.line)], made
 
 
 def _nan_origin(stats):
