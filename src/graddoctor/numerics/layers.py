@@ -115,7 +115,8 @@ class LayerStats(Observer):
             if node is not None:
                 # Deep mode wrote the user line that made the loss into its graph node: a
                 # dictionary read, no sync. Kept per backward line for the steps after deep mode.
-                site = node.metadata.get(SITE)
+                meta = getattr(node, "metadata", None)
+                site = meta.get(SITE) if isinstance(meta, dict) else None
                 if site is not None:
                     self.loss_lines[(event.where.file, event.where.line)] = Location(site[0], site[1], None, site[2])
             self._losses.append((loss.detach(), event.where, event.step))
