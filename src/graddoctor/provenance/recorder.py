@@ -111,7 +111,7 @@ def _first_non_finite(tensors) -> str | None:
             if bool(torch.isnan(t).any()):
                 return "nan"
             return "inf" if bool((t == float("inf")).any()) else "-inf"
-        except RuntimeError:  # a tensor subclass or layout without these kernels: not ours to judge
+        except (RuntimeError, NotImplementedError, TypeError):  # a subclass or layout without these kernels
             continue
     return None
 
@@ -179,7 +179,10 @@ class Recorder(TorchFunctionMode):
         if not grad_on and region is not None and not region.user and not _is_inference():
             return out  # torch's own no-grad work (an optimizer step): nothing of the user's is cut
         if self.nan_watch:
-            self._check_finite(func, args, kwargs, out, sys._getframe(1))
+            try:
+                self._check_finite(func, args, kwargs, out, sys._getframe(1))
+            except Exception:  # a tensor type without these kernels: give up the check, never the op
+                self.nan_watch = False
 
         requires = False
         taint = None
