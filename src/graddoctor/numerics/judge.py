@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import math
 
-from graddoctor.finding import Finding, Severity
+from graddoctor.finding import Finding, Related, Severity
 from graddoctor.graph.phrases import name_list, plural
+from graddoctor.locate import Location
 from graddoctor.rules import make
 
 
@@ -20,21 +21,24 @@ def numerics_findings(stats) -> list[Finding]:
         stats.first_bad_loss is None or stats.first_bad_grad[0] < stats.first_bad_loss[0])
     if stats.first_bad_loss is not None and not bad_grad_first:  # else the NaN weights explain the loss
         step, where, value = stats.first_bad_loss
+        at, related = _loss_place(stats, where)
+        at, related, made = _with_origin(stats, at, related)
         out.append(make(
             "GD301",
             f"The loss was {value} at optimizer step {step}, the first non-finite loss of the run; "
-            "every gradient and every update after it is NaN too.",
-            step=step, **where.shown(),
+            f"every gradient and every update after it is NaN too.{made}",
+            step=step, related=related, **at.shown(),
         ))
     if stats.first_bad_grad is not None:
         step, where, layers, params = stats.first_bad_grad
         if bad_grad_first:
+            at, related, made = _with_origin(stats, where, [])
             out.append(make(
                 "GD302",
                 f"Gradients became non-finite at optimizer step {step} while the loss was finite; going "
                 f"backward from the loss, {layers[0]} is the first layer with NaN/Inf gradients "
-                "(the layers before it inherit them).",
-                subjects=params, step=step, **where.shown(),
+                f"(the layers before it inherit them).{made}",
+                subjects=params, step=step, related=related, **at.shown(),
             ))
     out.extend(_exploding(stats, opts))
     out.extend(_vanishing(stats, opts))
@@ -43,6 +47,52 @@ def numerics_findings(stats) -> list[Finding]:
         out.extend(_update_ratio(stats, track, opts))
     out.extend(_not_decreasing(stats, opts))
     return out
+
+
+def _loss_place(stats, backward: Location) -> tuple[Location, list[Related]]:
+    """The line that computed the loss (known from deep mode), else the backward line."""
+    loss = stats.loss_line(backward)
+    if loss is None or not loss.file or (loss.file, loss.line) == (backward.file, backward.line):
+        return backward, []
+    return loss, _related(backward, "backward() is called on it here")
+
+
+def _with_origin(stats, at: Location, related: list[Related]) -> tuple[Location, list[Related], str]:
+    """Name the forward op that made the first NaN/Inf, when the escalated deep step found it.
+
+    That op is the line to fix (a log of 0, a division by 0), so the message names it and it
+    comes first among the related lines. The finding itself stays where SPEC puts it (the
+    loss line for GD301, the backward line for GD302): tools and tests outside key on that
+    location, and the origin is found a step later, not on the step the finding reports.
+    """
+    origin = _nan_origin(stats)
+    if origin is None or origin.location is None or not origin.location.file:
+        return at, related, ""
+    shown = origin.location.shown()
+    made = (f" In optimizer step {origin.step}, the first NaN/Inf ({origin.value}) of the forward pass was made "
+            f"by `{origin.op}` at {shown['file']}:{shown['line']}{origin.called_from()}, from finite inputs: "
+            "fix it there.")
+    if (at.file, at.line) == (origin.location.file, origin.location.line):
+        return at, related, made
+    first = Related(shown["file"], shown["line"], f"first NaN/Inf made here by `{origin.op}`")
+    return at, [first] + [r for r in related if (r.file, r.line) != (first.file, first.line)], made
+
+
+def _nan_origin(stats):
+    for observer in getattr(stats.session, "observers", ()):
+        find = getattr(observer, "nan_origin", None)
+        if find is not None and not getattr(observer, "_graddoctor_failed", False):
+            found = find()
+            if found is not None:
+                return found
+    return None
+
+
+def _related(loc: Location, note: str) -> list[Related]:
+    if not loc.file:
+        return []
+    shown = loc.shown()
+    return [Related(shown["file"], shown["line"], note)]
 
 
 def _exploding(stats, opts) -> list[Finding]:
@@ -143,12 +193,13 @@ def _not_decreasing(stats, opts) -> list[Finding]:
     # self-distillation target that moves, RL returns, a loss already at its floor):
     # without a cause or a clear rise it is worth knowing, not a warning.
     severity = None if causes or diverging else Severity.INFO
+    at, related = _loss_place(stats, stats.last_backward)
     return [make(
         "GD306",
         f"The loss {trend} over {stats.loss_steps} optimizer steps (mean {first:.4g} over the first {q}, "
         f"{last:.4g} over the last {q}). {because}",
-        severity=severity,
-        **stats.last_backward.shown(),
+        severity=severity, related=related,
+        **at.shown(),
     )]
 
 

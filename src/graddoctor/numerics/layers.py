@@ -23,6 +23,7 @@ from graddoctor.numerics.escalate import request_deep
 from graddoctor.numerics.layout import Layout, layer_names_now
 from graddoctor.numerics.options import NumericsOptions
 from graddoctor.numerics.readout import Readout
+from graddoctor.provenance.recorder import SITE
 from graddoctor.report.layers import LayerRow
 from graddoctor.session.observer import BackwardEvent, CallEvent, Observer, StepEvent
 
@@ -99,6 +100,7 @@ class LayerStats(Observer):
         self.worst_first: tuple[float, int, list[str]] | None = None
         self.escalated = False
         self.last_backward: Location = NOWHERE
+        self.loss_lines: dict[tuple, Location] = {}  # backward line -> the line that made its loss (deep mode)
 
     # --- hot path ---------------------------------------------------------------------------
 
@@ -109,6 +111,14 @@ class LayerStats(Observer):
             loss = self._scaled[1]  # judge the loss the user computed, not its scaled copy
         self._scaled = None
         if isinstance(loss, torch.Tensor) and loss.numel() == 1 and loss.is_floating_point():
+            node = loss.grad_fn
+            if node is not None:
+                # Deep mode wrote the user line that made the loss into its graph node: a
+                # dictionary read, no sync. Kept per backward line for the steps after deep mode.
+                meta = getattr(node, "metadata", None)
+                site = meta.get(SITE) if isinstance(meta, dict) else None
+                if site is not None:
+                    self.loss_lines[(event.where.file, event.where.line)] = Location(site[0], site[1], None, site[2])
             self._losses.append((loss.detach(), event.where, event.step))
             if len(self._losses) > _MAX_PENDING_LOSSES:  # backward without steps: keep memory flat
                 self._flush_losses()
@@ -316,6 +326,10 @@ class LayerStats(Observer):
         if wt > 0 and math.isfinite(dt):
             track.ratios.append((math.sqrt(dt / wt), reading.lr))
         self.measured += 1
+
+    def loss_line(self, backward: Location) -> Location | None:
+        """The line that computed the loss passed to backward() at `backward`, when deep mode saw it."""
+        return self.loss_lines.get((backward.file, backward.line))
 
     def _escalate(self, reason: str, where: Location) -> None:
         if not self.escalated:

@@ -9,6 +9,13 @@ window has passed), also when the user's code raised.
 Other observers ask `session.cuts(loss)` which cuts separated parameters from
 a loss; this observer answers, and explains the user's exception with what
 it recorded (GD101, GD107, GD108, GD112).
+
+Escalation: after the first NaN/Inf loss or gradient, the numerics observer
+asks (`on_deep_request`) for one deep step. From the next step boundary to the
+following backward, the recorder is on (pushed for it when deep mode had
+ended or never began) and checks each op's result for NaN/Inf, so the line of
+the first forward op that made one is known (anomaly mode only checks the
+backward pass). Normal deep mode never pays for that check.
 """
 
 from __future__ import annotations
@@ -43,13 +50,20 @@ class ProvenanceObserver(ExplainsErrors, Observer):
         self._loss_cuts: dict[int, Cut] = {}  # cuts whose output reached an observed loss
         self._found: list[Finding] = []
         self._last_backward: BackwardEvent | None = None
+        self.escalation: str | None = None  # None, "pending", "open" or "done": once per session
+        self.escalation_reason = ""
+        self._ever_active = False
 
     # --- lifetime -----------------------------------------------------------------------------
 
     def start(self, session) -> None:
         super().start(session)
         if self.deep_steps is not None and self.deep_steps <= 0:
-            return
+            return  # dormant: records only if an escalation asks for it
+        self._activate()
+
+    def _activate(self) -> None:
+        self._ever_active = True
         recorder = self.recorder
 
         def wrap_enter(original):
@@ -85,6 +99,9 @@ class ProvenanceObserver(ExplainsErrors, Observer):
             raise
 
     def stop(self) -> None:
+        self.recorder.nan_watch = False
+        if self.escalation in ("pending", "open"):
+            self.escalation = "done"
         self._pause()
 
     def _pause(self) -> None:
@@ -109,13 +126,53 @@ class ProvenanceObserver(ExplainsErrors, Observer):
 
     @property
     def holds_function_mode(self) -> bool:  # type: ignore[override]
-        return self._active
+        # A pending window counts: no other observer may push a mode we would then sit on.
+        return self._active or self.escalation in ("pending", "open")
+
+    # --- escalation: one deep step after a NaN/Inf ---------------------------------------------
+
+    def on_deep_request(self, reason: str, where=None) -> bool:
+        if self.escalation is not None:
+            return False
+        self.escalation, self.escalation_reason = "pending", reason
+        return True
+
+    def _open_window(self) -> None:
+        if not self._active:
+            # Never slide under or over another observer's mode: wait for the next boundary.
+            if self.session.function_mode_held(self):
+                return
+            self._activate()
+        self.escalation = "open"
+        self.recorder.nan_watch = True
+
+    def _close_window(self) -> None:
+        # Not popped here: backward() may be running inside our own mode's handler (where the
+        # mode is off the stack for a moment); after_step or stop() pops it, as in deep mode.
+        self.recorder.nan_watch = False
+        self.escalation = "done"
+
+    def explain_exception(self, exc: BaseException, where) -> list[Finding]:
+        if not self._ever_active:
+            return []  # dormant (watch() without deep): it saw nothing to explain with
+        return super().explain_exception(exc, where)
+
+    def nan_origin(self):
+        """The first forward op of the escalated step that made a NaN/Inf (a NanOrigin), or None."""
+        return self.recorder.nan_origin
 
     # --- events -------------------------------------------------------------------------------
 
     def before_backward(self, event: BackwardEvent) -> None:
         if not self._active:
             return
+        try:
+            self._record_backward(event)
+        finally:
+            if self.escalation == "open":
+                self._close_window()
+
+    def _record_backward(self, event: BackwardEvent) -> None:
         self._resume()  # an optimizer step that raised never reached after_step
         recorder = self.recorder
         losses = _loss_tensors(event.loss)
@@ -138,7 +195,10 @@ class ProvenanceObserver(ExplainsErrors, Observer):
     def after_step(self, event: StepEvent) -> None:
         self.recorder.step = self.session.step
         self._resume()
-        if self._active and self.deep_steps is not None and self.session.step >= self.deep_steps:
+        if self.escalation == "pending":
+            self._open_window()
+        if (self._active and self.escalation != "open" and self.deep_steps is not None
+                and self.session.step >= self.deep_steps):
             self._pause()
 
     def _resume(self) -> None:

@@ -35,6 +35,7 @@ from graddoctor.provenance.records import (
     DataWrite,
     InferenceBirth,
     InplaceEdit,
+    NanOrigin,
 )
 
 Tensor = torch.Tensor
@@ -97,6 +98,24 @@ def _closing(frame) -> bool:
             return True
         frame = frame.f_back
     return False
+def _first_non_finite(tensors) -> str | None:
+    """'nan', 'inf' or '-inf' for the first floating tensor holding one, else None (one sync each)."""
+    for t in tensors:
+        if not isinstance(t, Tensor) or not (t.is_floating_point() or t.is_complex()) or t.is_sparse:
+            continue
+        if t.device.type == "meta" or t.numel() == 0:
+            continue
+        try:
+            if bool(torch.isfinite(t).all()):
+                continue
+            if bool(torch.isnan(t).any()):
+                return "nan"
+            return "inf" if bool((t == float("inf")).any()) else "-inf"
+        except (RuntimeError, NotImplementedError, TypeError):  # a subclass or layout without these kernels
+            continue
+    return None
+
+
 _MAX_WALKS_PER_SITE = 3
 _MAX_NUMBERS = 256
 
@@ -122,6 +141,11 @@ class Recorder(TorchFunctionMode):
         self.used_since_backward: set[int] = set()  # ids of tensors a graph-recording op took
         self.step = 0
         self._inserts = 0
+        # Only inside an escalated window (asked for after a NaN/Inf was seen): one fused
+        # isfinite check per op result until the first op that made a non-finite value.
+        self.nan_watch = False
+        self.nan_origin: NanOrigin | None = None
+        self.nan_inherited: Location | None = None  # the first non-finite result came from non-finite inputs
 
     # --- the hot path -------------------------------------------------------------------------
 
@@ -154,6 +178,11 @@ class Recorder(TorchFunctionMode):
         region = self._region
         if not grad_on and region is not None and not region.user and not _is_inference():
             return out  # torch's own no-grad work (an optimizer step): nothing of the user's is cut
+        if self.nan_watch:
+            try:
+                self._check_finite(func, args, kwargs, out, sys._getframe(1))
+            except Exception:  # a tensor type without these kernels: give up the check, never the op
+                self.nan_watch = False
 
         requires = False
         taint = None
@@ -231,6 +260,24 @@ class Recorder(TorchFunctionMode):
             if taint is not None:
                 self._note_number(out, taint)
         return out
+
+    # --- where a NaN/Inf is made (escalated windows only) ---------------------------------------
+
+    def _check_finite(self, func, args, kwargs, out, frame) -> None:
+        bad = _first_non_finite(out if type(out) in (tuple, list) else (out,))
+        if bad is None:
+            return
+        self.nan_watch = False  # one answer per window: what follows the first hit only inherits it
+        chain = user_chain(frame)
+        inputs = [t for group in (args, kwargs.values()) for a in group
+                  for t in (a if type(a) in (list, tuple) else (a,)) if isinstance(t, Tensor)]
+        if _first_non_finite(inputs) is not None:
+            # The values came in non-finite (weights an earlier NaN step already wrote, or the
+            # data): this op did not make them, and no op of this forward pass did.
+            self.nan_inherited = chain[0] if chain else None
+            return
+        name = getattr(func, "__name__", str(func)).strip("_")
+        self.nan_origin = NanOrigin(name, chain[0] if chain else None, chain, self.step, bad)
 
     # --- taint ------------------------------------------------------------------------------
 

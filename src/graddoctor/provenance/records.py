@@ -100,3 +100,19 @@ class InferenceBirth:
     location: Location | None
     region_entry: Location | None
     shape: tuple[int, ...]
+
+
+@dataclass
+class NanOrigin:
+    """The first op of an escalated deep window whose result held NaN/Inf while its inputs did not."""
+
+    op: str  # "log", "div", ...
+    location: Location | None  # the op's own user line
+    chain: list[Location]  # user frames, innermost first (the helper, then forward(), then the loop)
+    step: int  # optimizer steps taken when it ran
+    value: str  # "nan", "inf" or "-inf": what the result held first
+
+    def called_from(self) -> str:
+        outer = [loc for loc in self.chain[1:] if loc.function]
+        return f" (in {self.location.function}(), called from {outer[0].function}())" if (
+            outer and self.location is not None and self.location.function) else ""

@@ -26,9 +26,11 @@ def standard_observers(*, mode: str = "watch", deep: bool = False, **options) ->
         LayerStats(numerics),
         DDPObserver(),
     ]
-    if deep:
-        from graddoctor.provenance import ProvenanceObserver
+    from graddoctor.provenance import ProvenanceObserver
 
+    if deep:
         # `run` records for the first steps only; watch(deep=True) for the whole session.
         observers.append(ProvenanceObserver(deep_steps=options.pop("deep_steps", 3 if mode == "run" else None)))
+    else:
+        observers.append(ProvenanceObserver(deep_steps=0))  # dormant: one deep step after a NaN/Inf only
     return observers
