@@ -61,6 +61,11 @@ class ProvenanceObserver(ExplainsErrors, Observer):
         if self.deep_steps is not None and self.deep_steps <= 0:
             return  # dormant: records only if an escalation asks for it
         self._activate()
+        if self.deep_steps is not None:
+            # `run` records its first steps deeply anyway; watching them for NaN too costs
+            # about 1.5x on those few steps and names the op when the very first step goes
+            # bad (after which the weights are NaN and a later window only sees inherited NaN).
+            self.recorder.nan_watch = True
 
     def _activate(self) -> None:
         self._ever_active = True

@@ -1,0 +1,34 @@
+"""`graddoctor demo`: the gallery is the installation check, so it must come out right."""
+
+from __future__ import annotations
+
+import re
+
+from graddoctor.demo.programs import gallery
+
+
+def test_every_seed_scenario_has_a_program():
+    codes = {code for program in gallery() for code in program.codes}
+    seeds = {"GD101", "GD102", "GD103", "GD104", "GD105", "GD107", "GD109", "GD110", "GD201", "GD202",
+             "GD203", "GD204", "GD205", "GD206", "GD207", "GD301", "GD304", "GD305", "GD306"}
+    assert seeds <= codes
+    assert "GD106" in codes
+
+
+def test_list(graddoctor_cli):
+    ran = graddoctor_cli("demo", "--list", json_report=False)
+    assert ran.returncode == 0
+    assert len(ran.stdout.strip().splitlines()) == len(gallery())
+
+
+def test_the_whole_gallery_is_diagnosed_as_expected(graddoctor_cli):
+    ran = graddoctor_cli("demo", json_report=False, timeout=600)
+    assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr[-2000:]
+    assert re.search(rf"^{len(gallery())} of {len(gallery())} diagnosed as expected", ran.stdout, re.M)
+    # each diagnosis is shown with the user's line
+    assert "gd104_unused_branch.py:25:5" in ran.stdout
+
+
+def test_unknown_program_is_a_usage_error(graddoctor_cli):
+    ran = graddoctor_cli("demo", "nope", json_report=False)
+    assert ran.returncode == 2 and "no demo program 'nope'" in ran.stderr
