@@ -193,17 +193,19 @@ def test_run_points_at_the_forward_op_with_the_loss_line_related(graddoctor_cli)
     assert "`log`" in gd301["message"]
 
 
-# The weights turn NaN at the first step (no sanitising): the next step only inherits the NaN,
-# so no forward op is blamed and GD301 stays on the loss line.
+# The weights turn NaN at the first step (no sanitising): a window opened after the
+# symptom would only see inherited NaN, but `run` watches its first deep steps for NaN
+# as well, so the op is still named.
 RUN_CORRUPTED = RUN_SCRIPT.replace(
     "    for p in model.parameters():\n        p.grad.nan_to_num_(0.0, posinf=0.0, neginf=0.0)\n", "")
 
 
-def test_run_without_an_origin_points_at_the_loss_line(graddoctor_cli):
+def test_run_names_the_op_even_when_the_first_step_corrupts_the_weights(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=RUN_CORRUPTED)
     gd301 = ran.finding("GD301")
     assert gd301["line"] == _script_line(RUN_CORRUPTED, "loss = ((model(x)")
-    assert [r["line"] for r in gd301["related"]] == [_script_line(RUN_CORRUPTED, "loss.backward()")]
+    assert [r["line"] for r in gd301["related"]] == [
+        _script_line(RUN_CORRUPTED, "return torch.log(torch.relu(h))"), _script_line(RUN_CORRUPTED, "loss.backward()")]
 
 
 # --- the loss line of GD306, and its fallback without deep mode -------------------------------------
