@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from types import FrameType, TracebackType
 from typing import Callable
 
-
-
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+
+import tomllib
 
 KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "fail-on")
 

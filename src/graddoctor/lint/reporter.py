@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass
 
 from graddoctor.finding import Finding, Related
+from graddoctor.lint.segments import encode_lines, segment
 from graddoctor.rules import make
 
 
@@ -58,12 +59,8 @@ class Reporter:
     def segment(self, node: ast.AST) -> str:
         lines = self.__dict__.get("_encoded")
         if lines is None:
-            lines = self._encoded = [line.encode() for line in self.source.splitlines(keepends=True)]
-        first, last = node.lineno - 1, node.end_lineno - 1
-        if first == last:
-            return lines[first][node.col_offset : node.end_col_offset].decode(errors="replace")
-        parts = [lines[first][node.col_offset :], *lines[first + 1 : last], lines[last][: node.end_col_offset]]
-        return b"".join(parts).decode(errors="replace")
+            lines = self._encoded = encode_lines(self.source)
+        return segment(lines, node)
 
     def add(
         self,

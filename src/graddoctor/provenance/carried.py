@@ -11,8 +11,8 @@ a root that was itself tagged earlier means two backward calls share a graph.
 from __future__ import annotations
 
 import ast
-import inspect
 import functools
+import inspect
 import sys
 from dataclasses import dataclass
 

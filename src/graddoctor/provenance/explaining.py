@@ -14,8 +14,8 @@ from graddoctor.finding import Finding, Related
 from graddoctor.graph.checks import cut_history
 from graddoctor.locate import Location
 from graddoctor.provenance import carried
-from graddoctor.provenance.records import NUMBER
 from graddoctor.provenance.recorder import SITE
+from graddoctor.provenance.records import NUMBER
 from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent
 

@@ -27,13 +27,12 @@ import torch
 from graddoctor.finding import Finding
 from graddoctor.graph.walk import trace
 from graddoctor.provenance import carried
-from graddoctor.provenance.records import Cut
+from graddoctor.provenance.explaining import ExplainsErrors, _loss_tensors, _related
 from graddoctor.provenance.recorder import Recorder
+from graddoctor.provenance.records import Cut
 from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
 from graddoctor.session.patches import Patcher
-
-from graddoctor.provenance.explaining import ExplainsErrors, _loss_tensors, _related
 
 
 class ProvenanceObserver(ExplainsErrors, Observer):

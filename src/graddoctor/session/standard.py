@@ -10,12 +10,12 @@ from graddoctor.session.observer import Observer
 
 
 def standard_observers(*, mode: str = "watch", deep: bool = False, **options) -> list[Observer]:
+    from graddoctor.distributed.ddp import DDPObserver
     from graddoctor.graph.observer import GraphObserver
     from graddoctor.loop.audit import LoopAudit
     from graddoctor.loop.kept_alive import KeptAlive
     from graddoctor.numerics.layers import LayerStats
     from graddoctor.numerics.options import NumericsOptions
-    from graddoctor.distributed.ddp import DDPObserver
 
     walk_every = options.pop("walk_every", 10 if mode == "run" else 100)
     numerics = NumericsOptions.take(options)

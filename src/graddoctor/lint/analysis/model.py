@@ -14,6 +14,7 @@ import bisect
 from dataclasses import dataclass, field
 
 from graddoctor.lint.analysis.names import Names, call_name, dotted
+from graddoctor.lint.segments import encode_lines, segment
 
 MODULE_BASES = frozenset({"Module", "LightningModule", "PreTrainedModel", "Sequential", "ModuleList"})
 _GRAD_OFF = frozenset({"no_grad", "inference_mode"})
@@ -216,15 +217,11 @@ class FileAnalysis:
 
     # --- queries
     def segment(self, node: ast.AST) -> str:
-        """The source text of `node` (ast.get_source_segment splits the whole file on every call)."""
+        """The source text of `node`."""
         lines = self.__dict__.get("_lines")
         if lines is None:
-            lines = self._lines = [line.encode() for line in self.source.splitlines(keepends=True)]
-        first, last = node.lineno - 1, node.end_lineno - 1
-        if first == last:
-            return lines[first][node.col_offset : node.end_col_offset].decode(errors="replace")
-        parts = [lines[first][node.col_offset :], *lines[first + 1 : last], lines[last][: node.end_col_offset]]
-        return b"".join(parts).decode(errors="replace")
+            lines = self._lines = encode_lines(self.source)
+        return segment(lines, node)
 
     def binding_before(self, unit: Unit, key: str, line: int) -> Binding | None:
         """The assignment of `key` that a use on `line` most likely sees.

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from graddoctor.lint.analysis.model import FileAnalysis
+from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.names import call_name
-from graddoctor.lint.analysis.model import calls_in
 from graddoctor.lint.analysis.values import back, backward_calls, is_loss_call, is_model_call, step_back
 from graddoctor.lint.checks.gd101_loss_is_python_number import REWRAPS, conversion
 from graddoctor.lint.reporter import Reporter
