@@ -75,3 +75,14 @@ def test_html_report_renders_in_headless_chromium(graddoctor_cli):
     assert any(r > 180 and g < 80 and b < 80 for _, (r, g, b) in colours), "no red (error) pixels rendered"
     assert any(b > 150 and r < 60 for _, (r, g, b) in colours), "no blue (chart) pixels rendered"
     assert browser
+
+
+def test_code_spans_render_as_code_and_user_text_stays_escaped():
+    from graddoctor.report.report import Report
+    from graddoctor.rules import make
+
+    finding = make("GD105", "`layers` holds <script>alert(1)</script> modules", hint="Use `nn.ModuleList`.")
+    page = Report(command="run", target="t.py", findings=[finding]).to_html()
+    assert "<code>layers</code> holds &lt;script&gt;alert(1)&lt;/script&gt; modules" in page
+    assert "<code>nn.ModuleList</code>" in page
+    assert "<script>alert" not in page

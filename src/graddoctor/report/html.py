@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import linecache
 import os
+import re
 
 from graddoctor.finding import Finding
 
@@ -41,6 +42,11 @@ def _source(file: str | None, line: int | None, context: int = 1) -> str:
     return "\n".join(rows)
 
 
+def _prose(text: str) -> str:
+    """Escaped text whose `code spans` (as messages write them) render as code."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
 def _finding(f: Finding) -> str:
     e = html.escape
     where = f"{f.file}:{f.line}" if f.file else ""
@@ -52,16 +58,16 @@ def _finding(f: Finding) -> str:
     src = _source(f.file, f.line, 2)
     if src:
         parts.append(f"<pre>{e(src)}</pre>")
-    parts.append(f"<p>{e(f.message)}</p>")
+    parts.append(f"<p>{_prose(f.message)}</p>")
     for rel in f.related:
         rel_where = f"{rel.file}:{rel.line}" if rel.file else ""
-        parts.append(f'<p>also <span class="where">{e(rel_where)}</span>: {e(rel.note)}</p>')
+        parts.append(f'<p>also <span class="where">{e(rel_where)}</span>: {_prose(rel.note)}</p>')
         rel_src = _source(rel.file, rel.line, 0)
         if rel_src:
             parts.append(f"<pre>{e(rel_src)}</pre>")
     if f.subjects:
         parts.append(f"<p>parameters: <code>{e(', '.join(f.subjects))}</code></p>")
-    parts.append(f'<p class="fix"><b>fix:</b> {e(f.hint)}</p></div>')
+    parts.append(f'<p class="fix"><b>fix:</b> {_prose(f.hint)}</p></div>')
     return "\n".join(parts)
 
 
