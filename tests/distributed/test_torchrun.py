@@ -114,6 +114,7 @@ def test_unused_parameter_under_ddp_fires_gd401_on_every_rank(torchrun):
     assert ran.codes == {0: 1, 1: 1}, ran
     (finding,) = ran.findings("GD401")
     assert finding["subjects"] == ["aux.weight", "aux.bias"]
+    assert ran.findings("GD104") == []  # the same fact, said once, the DDP way (GD401 supersedes it)
     assert finding["file"] == "train.py" and finding["line"] == line_of(UNUSED, "backward")
     assert {"file": "train.py", "line": line_of(UNUSED, "forward"), "note": "the next forward pass raised here"} in finding["related"]
     assert "rank" not in finding  # rank 0's own; rank 1's identical diagnosis is not repeated

@@ -61,3 +61,16 @@ def test_public_api_is_exactly_all_and_every_name_resolves():
     for name in gd.__all__:
         assert getattr(gd, name) is not None, name
     assert callable(gd.watch) and callable(gd.explain) and callable(gd.diagnose)
+
+
+def test_a_more_specific_finding_takes_its_subjects_from_the_generic_one():
+    from graddoctor.rules import make
+    from graddoctor.session.session import drop_superseded
+
+    generic = make("GD104", "no gradient", subjects=["aux.weight", "aux.bias", "other.weight"])
+    specific = make("GD401", "unused under DDP", subjects=["aux.weight", "aux.bias"])
+    kept = drop_superseded([generic, specific])
+    assert kept == [generic, specific] and generic.subjects == ["other.weight"]
+    only = make("GD104", "no gradient", subjects=["aux.weight"])
+    assert drop_superseded([only, specific]) == [specific]
+    assert drop_superseded([make("GD104", "no gradient", subjects=["x"])])[0].subjects == ["x"]

@@ -130,8 +130,8 @@ def test_gd106_and_gd210_point_at_the_optimizer_construction():
     model.aux.requires_grad_(False)
     opt = torch.optim.SGD(model.parameters(), lr=0.1); line = __import__("inspect").currentframe().f_lineno  # noqa: E702
     model.head = nn.Linear(8, 2)  # replaced after the optimizer was built
-    from graddoctor.session.registry import remember_creation
     from graddoctor.locate import Location
+    from graddoctor.session.registry import remember_creation
 
     remember_creation(opt, Location(__file__, line, 11))
     loss = model(torch.randn(3, 4)).sum()

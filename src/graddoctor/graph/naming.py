@@ -45,6 +45,7 @@ class ModelIndex:
         self.hidden: dict[int, Holding] = {}
         self.hidden_tensors: dict[int, torch.Tensor] = {}
         for label, model in models.items():
+            model = unwrap(model)
             prefix = f"{label}." if prefix_needed else ""
             for mod_name, module in model.named_modules(remove_duplicate=False):
                 for p_name, param in module._parameters.items():
@@ -79,6 +80,18 @@ class ModelIndex:
 
     def trainable(self) -> list[nn.Parameter]:
         return [p for p in self.params.values() if p.requires_grad]
+
+
+_WRAPPERS = frozenset({"DistributedDataParallel", "DataParallel"})
+
+
+def unwrap(model: nn.Module) -> nn.Module:
+    """The user's model inside a (Distributed)DataParallel wrapper, named as they name it
+    (`aux.weight`, not `module.aux.weight`)."""
+    inner = getattr(model, "module", None)
+    if type(model).__name__ in _WRAPPERS and isinstance(inner, nn.Module):
+        return inner
+    return model
 
 
 def _hidden_tensors(value, path: str, depth: int, kind: str | None = None):

@@ -19,6 +19,7 @@ class Rule:
     hint: str  # the default fix, in the imperative
     doc: str = ""
     family: str = field(default="", compare=False)
+    supersedes: tuple[str, ...] = ()  # codes whose findings this one makes redundant, per subject
 
     @property
     def summary(self) -> str:

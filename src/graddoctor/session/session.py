@@ -185,7 +185,7 @@ class Session:
             if getattr(observer, "_graddoctor_failed", False):
                 continue
             out.extend(self._safe(observer, "findings") or [])
-        return out
+        return drop_superseded(out)
 
     # --- never let our own failure become the user's ------------------------------------------
 
@@ -282,3 +282,30 @@ def _label_models(models: list[nn.Module], namespace: dict | None) -> dict[str, 
 def current_sessions() -> list[Session]:
     return dispatch.active_sessions()
 
+
+def drop_superseded(findings: list[Finding]) -> list[Finding]:
+    """Remove the subjects that a more specific rule already explains from the generic finding.
+
+    A rule names the codes it supersedes (GD401 supersedes GD104: under DDP an
+    unused parameter is the same fact, with the DDP-specific consequence and fix).
+    A superseded finding left with no subject is dropped.
+    """
+    from graddoctor.rules import get_rule
+
+    covered: dict[str, set[str]] = {}
+    for f in findings:
+        for code in get_rule(f.code).supersedes:
+            covered.setdefault(code, set()).update(f.subjects)
+    if not covered:
+        return findings
+    out = []
+    for f in findings:
+        taken = covered.get(f.code)
+        if taken and f.subjects:
+            left = [s for s in f.subjects if s not in taken]
+            if not left:
+                continue
+            if len(left) != len(f.subjects):
+                f.subjects = left
+        out.append(f)
+    return out

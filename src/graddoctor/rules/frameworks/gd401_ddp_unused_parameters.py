@@ -35,4 +35,5 @@ RULE = Rule(
     detected='R',
     hint='Use every parameter in `forward`, freeze the unused ones (`requires_grad_(False)`) before wrapping in DDP, or pass `find_unused_parameters=True` if the set of used parameters really changes between steps.',
     doc=__doc__,
+    supersedes=("GD104",),
 )
