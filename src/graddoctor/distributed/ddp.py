@@ -16,7 +16,6 @@ from torch import nn
 
 from graddoctor.finding import Finding, Related
 from graddoctor.graph.phrases import name_list, plural
-from graddoctor.graph.walk import trace
 from graddoctor.locate import Location, user_location
 from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
@@ -77,7 +76,7 @@ class DDPObserver(Observer):
             self._backward = event.where
         for loss in event.loss if isinstance(event.loss, (list, tuple)) else [event.loss]:
             if isinstance(loss, torch.Tensor) and loss.grad_fn is not None:
-                self._reached |= trace(loss).leaf_ids
+                self._reached |= event.trace(loss).leaf_ids
                 self._walked += 1
 
     def _unused(self) -> list[tuple[nn.parallel.DistributedDataParallel, list[str]]]:

@@ -43,7 +43,13 @@ def tensor_summary(t: torch.Tensor) -> str:
 
 
 def check_loss_value(
-    loss: object, where: Location, step: int | None = None, *, finiteness: bool = True, cuts: list | None = None
+    loss: object,
+    where: Location,
+    step: int | None = None,
+    *,
+    finiteness: bool = True,
+    cuts: list | None = None,
+    walk=trace,
 ) -> tuple[list[Finding], GraphTrace | None]:
     """Findings about the loss itself, and the graph walked from it (None if it has none).
 
@@ -97,7 +103,7 @@ def check_loss_value(
             return findings, GraphTrace(nodes=1, leaves=[loss], leaf_ids={id(loss)})
         findings.append(cut_history(cuts or [], where, step) or _no_history(loss, at, step))
         return findings, None
-    return findings, trace(loss)
+    return findings, walk(loss)
 
 
 def cut_history(cuts: list, backward: Location, step: int | None) -> Finding | None:

@@ -45,7 +45,7 @@ class GraphObserver(Observer):
         has_gradient = event.extra.get("gradient") is not None
         for loss in tensors:
             cuts = self.session.cuts(loss) if isinstance(loss, torch.Tensor) and loss.grad_fn is None else None
-            findings, walked = check_loss_value(loss, event.where, event.step, finiteness=False, cuts=cuts)
+            findings, walked = check_loss_value(loss, event.where, event.step, finiteness=False, cuts=cuts, walk=event.trace)
             if has_gradient:
                 findings = [f for f in findings if f.code != "GD103"]
             self._found.extend(findings)

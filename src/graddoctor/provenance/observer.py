@@ -25,7 +25,6 @@ import sys
 import torch
 
 from graddoctor.finding import Finding
-from graddoctor.graph.walk import trace
 from graddoctor.provenance import carried
 from graddoctor.provenance.explaining import ExplainsErrors, _loss_tensors, _related
 from graddoctor.provenance.recorder import Recorder
@@ -230,7 +229,7 @@ class ProvenanceObserver(ExplainsErrors, Observer):
             return
         leaves: set[int] = set()
         for loss in losses:
-            leaves |= trace(loss).leaf_ids
+            leaves |= event.trace(loss).leaf_ids
         index = self.session.model_index()
         done: set[tuple] = set()
         for write in writes:

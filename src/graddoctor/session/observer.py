@@ -28,6 +28,16 @@ class BackwardEvent:
     grad_mode: bool = True  # torch.is_grad_enabled() at the call
     extra: dict = field(default_factory=dict)
 
+    def trace(self, loss: torch.Tensor):
+        """The graph walked from `loss`: once per backward call, however many observers ask."""
+        from graddoctor.graph.walk import trace
+
+        cache = self.extra.setdefault("traces", {})
+        found = cache.get(id(loss))
+        if found is None:
+            found = cache[id(loss)] = trace(loss)
+        return found
+
 
 @dataclass
 class StepEvent:
