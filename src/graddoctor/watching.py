@@ -17,13 +17,13 @@ import torch
 from torch import nn
 
 from graddoctor.report.report import Report
-from graddoctor.session.session import Session
+from graddoctor.session.session import Session, SessionHandle
 from graddoctor.session.standard import standard_observers
 
 _OWN_OPTIONS = ("walk_every", "walk_first", "kept_alive_every")
 
 
-class Watch:
+class Watch(SessionHandle):
     """An attached (or attachable) watch over a training loop; see `watch()`."""
 
     def __init__(self, model=None, optimizer=None, *, deep: bool = False, max_steps: int | None = None, **opts) -> None:
@@ -36,18 +36,6 @@ class Watch:
         self.observers = standard_observers(mode="watch", deep=deep, **opts)
         self.session = Session(self.observers, models=model, optimizers=optimizer, max_steps=max_steps)
 
-    def attach(self) -> "Watch":
-        self.session.attach()
-        return self
-
-    def detach(self) -> None:
-        self.session.detach()
-
-    def __enter__(self) -> "Watch":
-        return self.attach()
-
-    def __exit__(self, *exc) -> None:
-        self.detach()
 
     @property
     def steps(self) -> int:

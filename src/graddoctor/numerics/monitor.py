@@ -9,10 +9,10 @@ from torch import nn
 
 from graddoctor.numerics.layers import LayerStats
 from graddoctor.numerics.options import NumericsOptions
-from graddoctor.session.session import Session
+from graddoctor.session.session import Session, SessionHandle
 
 
-class GradFlowMonitor:
+class GradFlowMonitor(SessionHandle):
     """Records the gradient norm of every layer at every optimizer step.
 
         monitor = GradFlowMonitor(model)
@@ -31,18 +31,6 @@ class GradFlowMonitor:
         self.session = Session([self.stats], models=model, optimizers=optimizer)
         self._written: dict[str, int] = {}
 
-    def attach(self) -> "GradFlowMonitor":
-        self.session.attach()
-        return self
-
-    def detach(self) -> None:
-        self.session.detach()
-
-    def __enter__(self) -> "GradFlowMonitor":
-        return self.attach()
-
-    def __exit__(self, *exc) -> None:
-        self.detach()
 
     def _settle(self) -> None:
         self.stats._drain(ready_only=False)

@@ -184,6 +184,9 @@ class Recorder(TorchFunctionMode):
             except Exception:  # a tensor type without these kernels: give up the check, never the op
                 self.nan_watch = False
 
+        # Runs for every op in deep mode: the scan of plain arguments and of list/tuple
+        # arguments is written out twice on purpose (a shared helper call per argument
+        # costs measurably on the dispatch-bound benchmark).
         requires = False
         taint = None
         table = self._taint

@@ -309,3 +309,23 @@ def drop_superseded(findings: list[Finding]) -> list[Finding]:
                 f.subjects = left
         out.append(f)
     return out
+
+
+class SessionHandle:
+    """What the user holds (a `watch()`, a `GradFlowMonitor`): attach and detach its
+    `session`, directly or as a context manager."""
+
+    session: Session
+
+    def attach(self):
+        self.session.attach()
+        return self
+
+    def detach(self) -> None:
+        self.session.detach()
+
+    def __enter__(self):
+        return self.attach()
+
+    def __exit__(self, *exc) -> None:
+        self.detach()
