@@ -5,7 +5,7 @@
             ...
     print(w.report())
 
-The same observers as `graddoctor run` (session/standard.py), attached for the
+The same observers as `graddoctor run` (graddoctor/assembly.py), attached for the
 duration of the block (or between `.attach()` and `.detach()`).
 """
 
@@ -16,9 +16,9 @@ from collections.abc import Iterable
 import torch
 from torch import nn
 
+from graddoctor.assembly import standard_session
 from graddoctor.report.report import Report
-from graddoctor.session.session import Session, SessionHandle
-from graddoctor.session.standard import standard_observers
+from graddoctor.session.session import SessionHandle
 
 _OWN_OPTIONS = ("walk_every", "walk_first", "kept_alive_every")
 
@@ -33,8 +33,9 @@ class Watch(SessionHandle):
         unknown = sorted(set(opts) - known)
         if unknown:
             raise TypeError(f"watch() got unknown option(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-        self.observers = standard_observers(mode="watch", deep=deep, **opts)
-        self.session = Session(self.observers, models=model, optimizers=optimizer, max_steps=max_steps)
+        self.session = standard_session(mode="watch", deep=deep, models=model, optimizers=optimizer,
+                                        max_steps=max_steps, **opts)
+        self.observers = self.session.observers
 
 
     @property
@@ -49,8 +50,7 @@ class Watch(SessionHandle):
     def report(self) -> Report:
         """The findings so far (callable while attached, and after)."""
         findings = self.session.findings()
-        stats = self.layer_stats()
-        layers = stats.rows() if stats is not None and not getattr(stats, "_graddoctor_failed", False) else []
+        layers = self.session.layer_rows()
         report = Report(command="watch", findings=findings, layers=layers, steps_observed=self.session.step)
         for error in self.session.internal_errors:
             report.notes.append("graddoctor internal error (please report it with a minimal script):\n" + error)

@@ -65,7 +65,7 @@ def test_public_api_is_exactly_all_and_every_name_resolves():
 
 def test_a_more_specific_finding_takes_its_subjects_from_the_generic_one():
     from graddoctor.rules import make
-    from graddoctor.session.session import drop_superseded
+    from graddoctor.assembly import drop_superseded
 
     generic = make("GD104", "no gradient", subjects=["aux.weight", "aux.bias", "other.weight"])
     specific = make("GD401", "unused under DDP", subjects=["aux.weight", "aux.bias"])

@@ -159,7 +159,7 @@ def test_bad_arguments_and_bad_losses_raise_clearly(data):
 def test_graddoctor_finds_safe_backward_clean_and_leaves_results_unchanged(data):
     from graddoctor import Severity
     from graddoctor.session.session import Session
-    from graddoctor.session.standard import standard_observers
+    from graddoctor.assembly import standard_observers
 
     def train(model, opt, scaler):
         torch.manual_seed(4)

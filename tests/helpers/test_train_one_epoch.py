@@ -10,7 +10,7 @@ from torch.nn import functional as F
 
 from graddoctor import Severity, train_one_epoch
 from graddoctor.session.session import Session
-from graddoctor.session.standard import standard_observers
+from graddoctor.assembly import standard_observers
 
 from helper_models import all_params, make_model, same_params, two_groups
 

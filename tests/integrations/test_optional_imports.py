@@ -11,8 +11,8 @@ SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 CHECK = """
 import sys
-import graddoctor, graddoctor.integrations.pytest_plugin, graddoctor.session.standard
-graddoctor.session.standard.standard_observers()
+import graddoctor, graddoctor.integrations.pytest_plugin, graddoctor.assembly
+graddoctor.assembly.standard_observers()
 print(sorted(m for m in ("lightning", "pytorch_lightning", "transformers") if m in sys.modules))
 
 import pytorch_lightning  # the user's flavour of Lightning

@@ -185,10 +185,12 @@ def test_deep_request_reaches_a_deep_observer():
     torch.manual_seed(0)
     model = nn.Linear(8, 1)
     x, y = _data()
-    w = watch(model)
-    w.session.observers.append(Deep())
+    from graddoctor.numerics.layers import LayerStats
+    from graddoctor.session.session import Session
+
+    deep = Deep()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    with w:
+    with Session([LayerStats(deep=deep), deep], models=model, optimizers=opt):
         for _ in range(3):
             opt.zero_grad()
             (F.mse_loss(model(x), y) * float("nan")).backward()

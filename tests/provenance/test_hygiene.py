@@ -11,7 +11,7 @@ from torch import nn
 from torch.overrides import _get_current_function_mode_stack
 
 from graddoctor.session.session import Session
-from graddoctor.session.standard import standard_observers
+from graddoctor.assembly import standard_observers
 
 
 def _train(steps: int, seed: int = 0) -> list[torch.Tensor]:
@@ -91,7 +91,7 @@ def test_records_keep_no_tensor_alive():
         cut = out.detach()
         hidden = torch.tanh(out)
         refs = [weakref.ref(t) for t in (out, cut, hidden)]
-        session_cuts = session.cuts(cut)
+        session_cuts = _provenance(session).cuts(cut)
         assert session_cuts and session_cuts[0].kind == "detach"
         del out, cut, hidden
         gc.collect()
@@ -105,8 +105,8 @@ def test_enable_grad_inside_no_grad_is_not_blamed():
             with torch.enable_grad():
                 loss = model(torch.randn(2, 4)).sum()
             after = model(torch.randn(2, 4))
-        assert session.cuts(loss) == []
-        assert [c.kind for c in session.cuts(after)] == ["grad-off"]
+        assert _provenance(session).cuts(loss) == []
+        assert [c.kind for c in _provenance(session).cuts(after)] == ["grad-off"]
         loss.backward()
 
 
@@ -129,3 +129,7 @@ def test_torch_compile_under_deep_mode_is_transparent_and_identical(caplog):
         deep = train()
     assert all(torch.equal(a, b) for a, b in zip(plain, deep))
     assert "recompile_limit" not in caplog.text
+
+
+def _provenance(session):
+    return next(o for o in session.observers if o.name == "provenance")

@@ -16,17 +16,20 @@ import torch
 
 from graddoctor.finding import Finding
 from graddoctor.graph.checks import check_loss_value, check_reach
+from graddoctor.graph.naming import ModelIndex
 from graddoctor.locate import Location
 from graddoctor.rules import make
-from graddoctor.session.observer import BackwardEvent, CallEvent, Observer
+from graddoctor.session.observer import BackwardEvent, CallEvent, CutSource, Observer
 
 
 class GraphObserver(Observer):
     name = "graph"
+    codes = frozenset({"GD101", "GD102", "GD103", "GD104", "GD105", "GD106", "GD110", "GD210"})
 
-    def __init__(self, walk_first: int = 3, walk_every: int = 50) -> None:
+    def __init__(self, walk_first: int = 3, walk_every: int = 50, cuts: CutSource | None = None) -> None:
         self.walk_first = walk_first
         self.walk_every = walk_every
+        self.cut_source = cuts  # deep mode: names the line that cut a path
         self._reached: dict[int, weakref.ref] = {}
         self._found: list[Finding] = []
         self.first_backward: Location | None = None
@@ -44,7 +47,7 @@ class GraphObserver(Observer):
         tensors = event.loss if isinstance(event.loss, (list, tuple)) else [event.loss]
         has_gradient = event.extra.get("gradient") is not None
         for loss in tensors:
-            cuts = self.session.cuts(loss) if isinstance(loss, torch.Tensor) and loss.grad_fn is None else None
+            cuts = self._cuts(loss) if isinstance(loss, torch.Tensor) and loss.grad_fn is None else None
             findings, walked = check_loss_value(loss, event.where, event.step, finiteness=False, cuts=cuts, walk=event.trace)
             if has_gradient:
                 findings = [f for f in findings if f.code != "GD103"]
@@ -59,6 +62,9 @@ class GraphObserver(Observer):
             self.zero_grads_since_backward.append(event)
             self.zero_grads_total += 1
 
+    def _cuts(self, loss=None) -> list:
+        return self.session.consult(self.cut_source, lambda source: source.cuts(loss), [])
+
     def reached(self) -> set[int]:
         return {key for key, ref in self._reached.items() if ref() is not None}
 
@@ -67,7 +73,7 @@ class GraphObserver(Observer):
         if self.first_backward is None or not self.walked:
             return out
         session = self.session
-        index = session.model_index()
+        index = ModelIndex(session.models())
         optimizers = session.optimizers()
         reached = self.reached()
         if optimizers:
@@ -77,7 +83,7 @@ class GraphObserver(Observer):
         else:
             touched = {index.owner[pid] for pid in reached if pid in index.owner}
             judge = [p for pid, p in index.params.items() if index.owner[pid] in touched and p.requires_grad]
-        reach = check_reach(index, optimizers, reached, self.first_backward, judge=judge, cuts=session.cuts())
+        reach = check_reach(index, optimizers, reached, self.first_backward, judge=judge, cuts=self._cuts())
         if not reached and any(f.code in _LOSS_HAS_NO_GRAPH for f in out):
             # Nothing was reached because the loss itself has no graph: that finding says it all.
             reach = [f for f in reach if f.code != "GD104"]
@@ -125,7 +131,7 @@ class GraphObserver(Observer):
         return [make("GD104", f"`.grad` is None here. {case}", hint=hint, **fields)]
 
     def unreached_names(self) -> list[str]:
-        index = self.session.model_index()
+        index = ModelIndex(self.session.models())
         reached = self.reached()
         return [index.name(p) for p in index.trainable() if id(p) not in reached]
 

@@ -14,12 +14,12 @@ from collections.abc import Iterable
 import torch
 from torch import nn
 
+from graddoctor.assembly import standard_session
 from graddoctor.errors import GradDoctorError
 from graddoctor.finding import Severity
 from graddoctor.locate import NOWHERE, Location, display_path, traceback_user_location
 from graddoctor.report.report import Report
 from graddoctor.session.session import Session
-from graddoctor.session.standard import standard_observers
 
 FAIL_ON = ("error", "warning", "info", "never")
 
@@ -52,7 +52,7 @@ class WatchedRun:
         deep: bool = False,
     ) -> None:
         self.target = target
-        self.session = Session(standard_observers(mode="watch", deep=deep), models=models, optimizers=list(optimizers))
+        self.session = standard_session(mode="watch", deep=deep, models=models, optimizers=list(optimizers))
         self.report: Report | None = None
 
     def attach(self) -> "WatchedRun":

@@ -1,4 +1,5 @@
-"""The loop audit: GD201-GD206, GD208, GD209 and GD307 from the order of calls.
+"""The loop audit: GD201-GD203, GD206, GD208, GD209 and GD307 from the order of calls
+(and GD205 through loop/gd205_scheduler_misuse.py).
 
 Every backward, optimizer step, zero_grad (optimizer or module, either form),
 clip, scheduler step and GradScaler call gets a tick; each optimizer remembers
@@ -13,25 +14,23 @@ import weakref
 
 import torch
 from torch import nn
-from torch.optim import lr_scheduler
 
 from graddoctor.finding import Finding
 from graddoctor.locate import NOWHERE, Location
+from graddoctor.loop.gd205_scheduler_misuse import SchedulerSteps
 from graddoctor.loop.state import GradMark, OptimizerState, param_ids_of
 from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent, CallEvent, Observer, StepEvent
 
-# Schedulers whose step size is counted in epochs by convention.
-EPOCH_SCHEDULERS = (lr_scheduler.StepLR, lr_scheduler.MultiStepLR, lr_scheduler.ExponentialLR,
-                    lr_scheduler.ReduceLROnPlateau)
 _TRAIN_MODE_MODULES = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)
 
 
 class LoopAudit(Observer):
     name = "loop"
+    codes = frozenset({"GD201", "GD202", "GD203", "GD205", "GD206", "GD208", "GD209", "GD307"})
 
     def __init__(self, epoch_scheduler_decay: float = 0.01, amp_skip_fraction: float = 0.5) -> None:
-        self.epoch_scheduler_decay = epoch_scheduler_decay
+        self.schedulers = SchedulerSteps(epoch_scheduler_decay)
         self.amp_skip_fraction = amp_skip_fraction
         self.tick = 0
         self.backwards = 0
@@ -45,7 +44,6 @@ class LoopAudit(Observer):
         self.scaler_used = False
         self._states: dict[int, OptimizerState] = {}
         self._module_ids: dict[int, tuple[int, frozenset]] = {}
-        self._schedulers: dict[int, dict] = {}
         self._found: dict[tuple, Finding] = {}
         self._versions: int | None = None
 
@@ -157,27 +155,13 @@ class LoopAudit(Observer):
             ))
 
     def _scheduler(self, event: CallEvent) -> None:
-        sched = event.target
-        info = self._schedulers.get(id(sched))
-        opt = getattr(sched, "optimizer", None)
-        if info is None:
-            lrs = [g.get("initial_lr", g.get("lr")) for g in opt.param_groups] if opt is not None else []
-            # What is judged at the end is copied now: the scheduler itself may be gone by
-            # then (a script's globals are freed when it finishes).
-            info = {"cls": type(sched), "opt": id(opt), "calls": 0, "where": event.where, "initial": lrs, "now": lrs}
-            self._schedulers[id(sched)] = info
-            st = self._states.get(id(opt)) if opt is not None else None
-            # Unknown optimizers (stepped before we attached) are given the benefit of the doubt.
-            if st is not None and st.steps == 0 and not self.scaler_used and not getattr(opt, "_opt_called", False):
-                self._add("GD205", event.where, make(
-                    "GD205",
-                    f"{type(sched).__name__}.step() is called before the first optimizer.step(): the first "
-                    "value of the learning-rate schedule is skipped.",
-                    **event.where.shown(),
-                ))
-        info["calls"] += 1
-        if opt is not None:
-            info["now"] = [g["lr"] for g in opt.param_groups]
+        found = self.schedulers.stepped(event, self._steps_of, self.scaler_used)
+        if found is not None:
+            self._add("GD205", event.where, found)
+
+    def _steps_of(self, optimizer) -> int | None:
+        st = self._states.get(id(optimizer))
+        return st.steps if st is not None else None
 
     def _scaler(self, event: CallEvent) -> None:
         scaler = event.target
@@ -307,31 +291,12 @@ class LoopAudit(Observer):
                     "scaled gradients were not finite: the model barely trains.",
                     **st.scaler_where.shown(),
                 ))
-        out.extend(self._epoch_schedulers())
+        out.extend(self.schedulers.per_batch(self._steps_by_id))
         return out
 
-    def _epoch_schedulers(self) -> list[Finding]:
-        out = []
-        for info in self._schedulers.values():
-            cls = info["cls"]
-            if not issubclass(cls, EPOCH_SCHEDULERS):
-                continue
-            st = self._states.get(info["opt"])
-            if st is None or info["calls"] < 10 or info["calls"] < 0.9 * st.steps:
-                continue
-            decayed = [n / i for n, i in zip(info["now"], info["initial"]) if i]
-            plateau = issubclass(cls, lr_scheduler.ReduceLROnPlateau)
-            if not plateau and not (decayed and max(decayed) <= self.epoch_scheduler_decay):
-                continue
-            what = (f"the learning rate is already down to {max(decayed):.2g} of its start" if decayed and not plateau
-                    else "its patience counts batches instead of epochs")
-            out.append(make(
-                "GD205",
-                f"{cls.__name__} is an epoch-based scheduler but stepped {info['calls']} times for "
-                f"{st.steps} optimizer steps (once per batch): {what}.",
-                **info["where"].shown(),
-            ))
-        return out
+    def _steps_by_id(self, key: int) -> int | None:
+        st = self._states.get(key)
+        return st.steps if st is not None else None
 
 
 def _related(where: Location, note: str):

@@ -93,6 +93,7 @@ class _Recorder(TorchFunctionMode):
 
 class KeptAlive(Observer):
     name = "kept-alive"
+    codes = frozenset({"GD207"})
 
     def __init__(self, first: int = 2, every: int = 50, lag: int = 2) -> None:
         self.first = first

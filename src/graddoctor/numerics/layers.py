@@ -1,4 +1,4 @@
-"""Per-layer gradient statistics and the numerics checks GD301-GD306.
+"""Per-layer gradient statistics, judged by the numerics rules (numerics/rules/).
 
 Measured once per optimizer step, just before it: one fused
 `torch._foreach_norm` over the gradients, one `index_add_` into per-layer
@@ -19,13 +19,15 @@ import torch
 
 from graddoctor.finding import Finding
 from graddoctor.locate import NOWHERE, Location
-from graddoctor.numerics.escalate import request_deep
+from graddoctor.graph.naming import ModelIndex
 from graddoctor.numerics.layout import Layout, layer_names_now
 from graddoctor.numerics.options import NumericsOptions
 from graddoctor.numerics.readout import Readout
+from graddoctor.numerics.rules import CODES, numerics_findings
+from graddoctor.numerics.rules.gd111_gradient_always_zero import note_zero_gradients
 from graddoctor.provenance.recorder import SITE
 from graddoctor.report.layers import LayerRow
-from graddoctor.session.observer import BackwardEvent, CallEvent, Observer, StepEvent
+from graddoctor.session.observer import BackwardEvent, CallEvent, DeepRecording, LoopEvidence, Observer, StepEvent
 
 _MAX_PENDING_LOSSES = 1024
 
@@ -69,14 +71,23 @@ class _Reading:
 
 
 class LayerStats(Observer):
-    """Gradient norms per layer per step, and what they say about the run."""
+    """Gradient norms per layer per step, and what they say about the run.
+
+    `deep` (deep mode) is asked for one deep step after a NaN/Inf, and for what it
+    saw (the op that made it, ops that zero a gradient); `loop` (the loop audit)
+    for the evidence that explains a stalled loss. Either may be absent.
+    """
 
     name = "layers"
+    codes = CODES
 
-    def __init__(self, options: NumericsOptions | None = None, **opts) -> None:
+    def __init__(self, options: NumericsOptions | None = None, *, deep: DeepRecording | None = None,
+                 loop: LoopEvidence | None = None, **opts) -> None:
         self.options = options or NumericsOptions.take(opts)
         if opts:
             raise TypeError(f"unknown numerics option(s): {', '.join(sorted(opts))}")
+        self.deep = deep
+        self.loop = loop
         self.layers: dict[int, LayerTrack] = {}  # by layer key (see Layout.layer_keys)
         self.history: deque = deque(maxlen=self.options.history)  # (step, [(layer key, norm)])
         self._provisional: dict[int, str] = {}  # names as known when the layer was first seen
@@ -198,7 +209,7 @@ class LayerStats(Observer):
         if layout is None or len(layout.params) != len(params) or any(a is not b for a, b in zip(layout.params, params)):
             index = None
             try:
-                index = self.session.model_index()
+                index = ModelIndex(self.session.models())
             except Exception:
                 pass
             layout = Layout(params, index)
@@ -237,6 +248,7 @@ class LayerStats(Observer):
         track = self.optimizers[reading.optimizer]
         if n:
             self._judge_grads(reading, _per_layer(layout, reading.positions, values[:n]), clip_values, track)
+            note_zero_gradients(layout, reading.positions, values[:n])
         if reading.ratio is not None:
             self._judge_ratio(reading, reading.ratio.values(), track)
 
@@ -332,9 +344,10 @@ class LayerStats(Observer):
         return self.loss_lines.get((backward.file, backward.line))
 
     def _escalate(self, reason: str, where: Location) -> None:
+        """Ask deep mode to record the next step, to find the op behind the symptom."""
         if not self.escalated:
             self.escalated = True
-            request_deep(self.session, reason, where)
+            self.session.consult(self.deep, lambda deep: deep.on_deep_request(reason, where), False)
 
     # --- results ----------------------------------------------------------------------------
 
@@ -345,8 +358,6 @@ class LayerStats(Observer):
         self._drain(ready_only=False)
 
     def findings(self) -> list[Finding]:
-        from graddoctor.numerics.judge import numerics_findings
-
         if self._losses:
             self._flush_losses()
         self._drain(ready_only=False)
@@ -362,6 +373,12 @@ class LayerStats(Observer):
         for key, name, _ in layer_names_now(models):
             out[key] = name
         return out
+
+    def layouts(self) -> list[Layout]:
+        return list(self._layouts.values())
+
+    def layer_rows(self) -> list[LayerRow]:
+        return self.rows()
 
     def layer_name(self, key: int) -> str:
         return self.names().get(key, str(key))

@@ -43,6 +43,8 @@ class Layout:
         self.all_layers = set(range(len(self.layer_names)))
         self.shape: tuple = ()
         self.sparse = False  # some gradients are sparse: filtered out each step
+        self.zero_steps = [0] * len(params)  # steps each gradient was present and exactly zero (GD111)
+        self.moved = [False] * len(params)  # whether each gradient was ever non-zero
         self.optimizer = lambda: None
 
     def __len__(self) -> int:

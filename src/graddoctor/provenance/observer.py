@@ -6,7 +6,7 @@ entry points it cannot see are wrapped (`torch.inference_mode` entry/exit and
 `torch.from_numpy`). Everything is removed at `stop()` (or once the deep
 window has passed), also when the user's code raised.
 
-Other observers ask `session.cuts(loss)` which cuts separated parameters from
+Other observers (given this one as their `CutSource`) ask `cuts(loss)` which cuts separated parameters from
 a loss; this observer answers, and explains the user's exception with what
 it recorded (GD101, GD107, GD108, GD112).
 
@@ -25,6 +25,7 @@ import sys
 import torch
 
 from graddoctor.finding import Finding
+from graddoctor.graph.naming import ModelIndex
 from graddoctor.provenance import carried
 from graddoctor.provenance.explaining import ExplainsErrors, _loss_tensors, _related
 from graddoctor.provenance.recorder import Recorder
@@ -38,6 +39,7 @@ class ProvenanceObserver(ExplainsErrors, Observer):
     """Records cuts, in-place edits and inference tensors for `deep_steps` optimizer steps."""
 
     name = "provenance"
+    codes = frozenset({"GD101", "GD102", "GD107", "GD108", "GD109", "GD110", "GD112"})
 
     def __init__(self, deep_steps: int | None = None) -> None:
         self.deep_steps = deep_steps  # None: for the whole session
@@ -164,6 +166,10 @@ class ProvenanceObserver(ExplainsErrors, Observer):
         """The first forward op of the escalated step that made a NaN/Inf (a NanOrigin), or None."""
         return self.recorder.nan_origin
 
+    def zeroing_ops(self) -> list:
+        """Ops of the deep steps that gave their input a zero gradient everywhere (ZeroingOp), in order."""
+        return list(self.recorder.zeroing.values())
+
     # --- events -------------------------------------------------------------------------------
 
     def before_backward(self, event: BackwardEvent) -> None:
@@ -230,7 +236,7 @@ class ProvenanceObserver(ExplainsErrors, Observer):
         leaves: set[int] = set()
         for loss in losses:
             leaves |= event.trace(loss).leaf_ids
-        index = self.session.model_index()
+        index = ModelIndex(self.session.models())
         done: set[tuple] = set()
         for write in writes:
             key = (write.location.file, write.location.line)

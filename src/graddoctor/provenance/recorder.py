@@ -36,6 +36,7 @@ from graddoctor.provenance.records import (
     InferenceBirth,
     InplaceEdit,
     NanOrigin,
+    ZeroingOp,
 )
 
 Tensor = torch.Tensor
@@ -44,13 +45,17 @@ _is_inference = torch.is_inference_mode_enabled
 _is_compiling = torch.compiler.is_compiling
 
 # What an op is, decided once per function object.
-_PLAIN, _INPLACE, _NUMBER, _DETACH, _DATA_GET, _DATA_SET, _SET_GRAD, _FACTORY, _ATTRIBUTE = range(9)
+_PLAIN, _INPLACE, _NUMBER, _DETACH, _DATA_GET, _DATA_SET, _SET_GRAD, _FACTORY, _ATTRIBUTE, _STEP_FN, _BOUNDED = range(11)
 _NUMBER_OPS = {"item", "tolist", "numpy", "__float__", "__int__", "__index__"}
 _FACTORIES = {"tensor", "as_tensor", "asarray", "from_numpy", "Tensor"}
 _INPLACE_DUNDERS = {"__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
                     "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__"}
 _NOT_INPLACE = {"requires_grad_", "retain_grad_", "share_memory_", "detach_", "record_stream_", "_fix_weakref"}
 _DATA = torch.Tensor.data
+# Ops whose local derivative is zero: everywhere (step functions), or wherever the input
+# lies outside the bounds (a clamp at its bound, a dead ReLU). What GD111 names as the cause.
+_STEP_FUNCTIONS = {"round", "sign", "floor", "ceil", "trunc", "fix"}
+_BOUNDED_OPS = {"relu", "relu6", "hardtanh", "clamp", "clip", "clamp_min", "clamp_max", "threshold"}
 
 
 def _classify(func) -> int:
@@ -70,6 +75,10 @@ def _classify(func) -> int:
         return _FACTORY
     if name in _INPLACE_DUNDERS or (name.endswith("_") and not name.endswith("__") and name not in _NOT_INPLACE):
         return _INPLACE
+    if name in _STEP_FUNCTIONS:
+        return _STEP_FN
+    if name in _BOUNDED_OPS:
+        return _BOUNDED
     return _PLAIN
 
 
@@ -117,6 +126,9 @@ def _first_non_finite(tensors) -> str | None:
 
 
 _MAX_WALKS_PER_SITE = 3
+# Zeroing ops are looked for on the first optimizer steps only: GD111 needs a gradient that
+# is zero on every step, so those steps show its cause, and later steps pay nothing.
+ZERO_WATCH_STEPS = 3
 _MAX_NUMBERS = 256
 
 
@@ -126,6 +138,7 @@ class Recorder(TorchFunctionMode):
     def __init__(self) -> None:
         super().__init__()
         self.cuts: list[Cut] = []
+        self.zeroing: dict[tuple, ZeroingOp] = {}  # by site: ops that gave a zero local gradient
         self._sites: dict[tuple, Cut] = {}
         self._taint: dict[int, tuple[weakref.ref, frozenset]] = {}
         self._numbers: dict[int, tuple[object, frozenset]] = {}
@@ -230,6 +243,8 @@ class Recorder(TorchFunctionMode):
                         # Recorded into a graph: these inputs are now saved or referenced by it.
                         self.forward_seen = True
                         _mark_site(out, sys._getframe(1))
+                        if (kind is _STEP_FN or kind is _BOUNDED) and self.step < ZERO_WATCH_STEPS:
+                            self._zeroing(kind, func, args, out, sys._getframe(1))
                         used = self.used_since_backward.add
                         for a in args:
                             if isinstance(a, Tensor) and a.requires_grad:
@@ -382,6 +397,34 @@ class Recorder(TorchFunctionMode):
                             cut.param_ids.add(id(t))
                         elif walk:
                             cut.param_ids |= trace(t).leaf_ids
+
+    # --- ops that zero the gradient (GD111) ---------------------------------------------------
+
+    def _zeroing(self, kind: int, func, args, out: Tensor, frame) -> None:
+        x = args[0] if args else None
+        if not isinstance(x, Tensor) or out is x:
+            return
+        if kind is _BOUNDED:
+            try:
+                # Gradient passes where the result equals the input (inside the bounds, or a
+                # ReLU's positive part): one element that does means the op zeroes nothing.
+                if out.shape != x.shape or bool((out == x).any()):
+                    return
+            except (RuntimeError, NotImplementedError, TypeError):
+                return
+        chain = user_chain(frame)
+        if not chain:
+            return
+        name = getattr(func, "__name__", str(func)).strip("_")
+        key = (name, chain[0].file, chain[0].line)
+        record = self.zeroing.get(key)
+        if record is None:
+            if len(self.zeroing) >= 256:
+                return
+            record = self.zeroing[key] = ZeroingOp(name, chain[0], chain, saturated=kind is _BOUNDED)
+        record.count += 1
+        if record.count <= _MAX_WALKS_PER_SITE and x.requires_grad:
+            record.param_ids |= {id(x)} if x.grad_fn is None else trace(x).leaf_ids
 
     # --- grad mode ----------------------------------------------------------------------------
 

@@ -116,3 +116,20 @@ class NanOrigin:
         outer = [loc for loc in self.chain[1:] if loc.function]
         return f" (in {self.location.function}(), called from {outer[0].function}())" if (
             outer and self.location is not None and self.location.function) else ""
+
+
+@dataclass
+class ZeroingOp:
+    """An op of the deep steps whose gradient to its input was zero everywhere (GD111's cause)."""
+
+    op: str  # "round", "clamp", "relu" ...
+    location: Location  # the op's own user line
+    chain: list[Location]  # user frames, innermost first
+    saturated: bool  # a bound hit by every element (clamp, dead ReLU), not a step function
+    param_ids: set[int] = field(default_factory=set)  # leaves that fed its input
+    count: int = 0
+
+    def describe(self) -> str:
+        if self.saturated:
+            return f"`{self.op}` at {self.location} had every element at its bound (its gradient is 0 there)"
+        return f"`{self.op}` at {self.location} is a step function (its gradient is 0 everywhere)"

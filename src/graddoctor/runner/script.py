@@ -9,12 +9,12 @@ import sys
 import traceback
 from dataclasses import dataclass
 
+from graddoctor.assembly import standard_session
 from graddoctor.explain.explainer import explain
 from graddoctor.finding import Finding
 from graddoctor.locate import Location, declare_user_file, display_path, traceback_user_location
 from graddoctor.report.report import Report
 from graddoctor.session.session import Session, StopRun
-from graddoctor.session.standard import standard_observers
 
 
 class UsageError(Exception):
@@ -85,7 +85,7 @@ def run_target(
         check_script(target)
         declare_user_file(target)
 
-    session = Session(standard_observers(mode="run", deep=deep), max_steps=max_steps)
+    session = standard_session(mode="run", deep=deep, max_steps=max_steps)
     saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
     status, exit_status, user_exc = "completed", None, None
     try:
@@ -153,14 +153,7 @@ def _explain(session: Session, exc: BaseException, where: Location) -> list[Find
 
 
 def _layers(session: Session):
-    for observer in session.observers:
-        rows = getattr(observer, "rows", None)
-        if rows is not None and not getattr(observer, "_graddoctor_failed", False):
-            try:
-                return rows()
-            except Exception:
-                session.internal_errors.append(f"layer table failed:\n{traceback.format_exc()}")
-    return []
+    return session.layer_rows()
 
 
 def _exit_code(exc: SystemExit) -> int:

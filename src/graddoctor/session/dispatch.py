@@ -82,11 +82,6 @@ def _uninstall() -> None:
     _patcher.restore()
 
 
-def _broadcast(method: str, event: Any) -> None:
-    for session in list(_sessions):
-        session.dispatch(method, event)
-
-
 # --- backward ---------------------------------------------------------------------------
 
 
@@ -114,7 +109,8 @@ def _patch_backward() -> None:
                     for session in list(_sessions):
                         session.backward_failed(event, exc)
                     raise
-                _broadcast("after_backward", event)
+                for session in list(_sessions):
+                    session.after_backward(event)
                 # Observers may keep the event (its line); they must not keep the loss,
                 # or its graph would outlive the iteration (and be reported as GD207).
                 event.loss = None
@@ -201,7 +197,8 @@ def _patch_optimizer() -> None:
 def _call_event(kind: str, method: str, target, args: tuple, kwargs: dict, result=None) -> None:
     where = user_location(sys._getframe(2))
     event = CallEvent(kind=kind, target=target, where=where, step=0, method=method, args=args, kwargs=kwargs, result=result)
-    _broadcast("on_call", event)
+    for session in list(_sessions):
+        session.on_call(event)
 
 
 def _method_wrapper(kind: str, method: str, skip_callers: tuple[str, ...] = ()) -> Callable:

@@ -9,7 +9,7 @@ tensor the user can see.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 
@@ -61,9 +61,17 @@ class CallEvent:
 
 
 class Observer:
-    """Base class: override what you need. `findings()` is asked once, at the end."""
+    """Base class: override what you need. `findings()` is asked once, at the end.
+
+    An observer declares the codes it can emit in `codes` (a test checks every
+    runtime code of the catalogue has one). What it needs from another observer
+    it is given when the set is assembled, as a named attribute typed by one of
+    the protocols below, and asks through `session.consult`, which answers a
+    default when that observer is absent or failed.
+    """
 
     name = "observer"
+    codes: frozenset[str] = frozenset()
     # True while this observer has (or will resume) a TorchFunctionMode of its own.
     # Two of ours on the stack at once could be popped out of order, so an observer
     # that pushes one first asks the session whether another holds one.
@@ -97,13 +105,44 @@ class Observer:
         """Findings that explain the user's exception with what this observer saw."""
         return []
 
-    def cuts(self, loss=None) -> list:
-        """Where autograd history was cut on the way to `loss` (any observed loss when None).
-
-        Answered by the deep-mode provenance observer; each item has `location`,
-        `param_ids`, `grad_off`, `region_entry`, `describe()` and `related()`.
-        """
-        return []
-
     def findings(self) -> list[Finding]:
         return []
+
+    def layer_rows(self) -> list | None:
+        """The per-layer table, when this observer keeps one (None: it does not)."""
+        return None
+
+
+# --- what one observer may need from another -----------------------------------------------
+
+
+class CutSource(Protocol):
+    """Deep mode's record of where autograd history was cut."""
+
+    def cuts(self, loss=None) -> list:
+        """The cuts on the way to `loss` (any observed loss when None); each has `location`,
+        `param_ids`, `grad_off`, `region_entry`, `describe()` and `related()`."""
+        ...
+
+
+class DeepRecording(CutSource, Protocol):
+    """Deep mode as the cheap observers see it: asked for one deep step after a symptom,
+    and asked what it saw."""
+
+    def on_deep_request(self, reason: str, where: Location | None) -> bool: ...
+
+    def nan_origin(self):
+        """The first forward op that made a NaN/Inf (a NanOrigin), or None."""
+        ...
+
+    def zeroing_ops(self) -> list:
+        """Ops seen giving a zero gradient to their input (ZeroingOp records)."""
+        ...
+
+
+class LoopEvidence(Protocol):
+    """What the loop audit found, as evidence for a stalled loss."""
+
+    def stall_evidence(self) -> list[str]: ...
+
+    def codes_seen(self) -> set[str]: ...

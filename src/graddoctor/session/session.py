@@ -1,21 +1,32 @@
-"""A Session: one instrumented stretch of training, with its observers and their findings."""
+"""A Session: one instrumented stretch of training, with its observers and their findings.
+
+The session knows observers only through their contract (session/observer.py):
+it calls each event method by name in plain code, records an observer that
+fails in one place (`_failed`) and stops calling it, and hands one observer's
+answer to another through `consult`. Which observers exist, and what is done
+with their findings together, is decided where they are assembled
+(graddoctor/assembly.py), not here.
+"""
 
 from __future__ import annotations
 
-import gc
 import sys
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 import torch
 from torch import nn
 
 from graddoctor.finding import Finding
-from graddoctor.graph.naming import ModelIndex
 from graddoctor.locate import Location
 from graddoctor.session import dispatch
-from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
+from graddoctor.session.models import label_models, root_modules
+from graddoctor.session.observer import BackwardEvent, CallEvent, Observer, StepEvent
 from graddoctor.session.registry import OptimizerRecord, record_for, remember_creation
+
+T = TypeVar("T")
+D = TypeVar("D")
 
 
 class StopRun(BaseException):
@@ -31,6 +42,8 @@ class Session:
     Models and optimizers are either given or discovered: optimizers as they are
     built or first step, models (root modules that own parameters) at the first
     backward pass and whenever an optimizer steps for the first time.
+    `conclude` is applied to the observers' findings taken together (the
+    assembled set passes the catalogue's superseding rule).
     """
 
     def __init__(
@@ -41,14 +54,18 @@ class Session:
         optimizers: torch.optim.Optimizer | Iterable[torch.optim.Optimizer] | None = None,
         max_steps: int | None = None,
         namespace: dict | None = None,
+        conclude: Callable[[list[Finding]], list[Finding]] | None = None,
     ) -> None:
         self.observers = list(observers)
         self.max_steps = max_steps
         self.namespace = namespace  # the script's globals, to name its models
+        self.conclude = conclude
         self._explicit_models = _as_model_dict(models)
         self._models: dict[int, nn.Module] = {}
         self._optimizers: list[torch.optim.Optimizer] = list(_as_list(optimizers))
         self._stepped: set[int] = set()
+        self._failed: set[int] = set()  # ids of observers that raised: never called again
+        self._current_step: StepEvent | None = None
         self.steps_by_optimizer: dict[int, int] = {}
         self.backward_count = 0
         self.internal_errors: list[str] = []
@@ -63,8 +80,8 @@ class Session:
             return self
         dispatch.register(self)
         self.attached = True
-        for observer in self.observers:
-            self._safe(observer, "start", self)
+        for observer in self._live():
+            self._call(observer, "start", lambda: observer.start(self))
         for opt in self._optimizers:
             self.optimizer_created(opt, Location(None, None))
         return self
@@ -74,8 +91,8 @@ class Session:
             return
         self.attached = False
         try:
-            for observer in self.observers:
-                self._safe(observer, "stop")
+            for observer in self._live():
+                self._call(observer, "stop", observer.stop)
         finally:
             dispatch.unregister(self)
 
@@ -102,16 +119,32 @@ class Session:
         if namespace is None:
             main = sys.modules.get("__main__")
             namespace = vars(main) if main is not None else None
-        return _label_models(list(self._models.values()), namespace)
-
-    def model_index(self) -> ModelIndex:
-        return ModelIndex(self.models())
+        return label_models(list(self._models.values()), namespace)
 
     def discover_models(self) -> None:
         if self._explicit_models:
             return
-        for module in _root_modules():
+        for module in root_modules():
             self._models.setdefault(id(module), module)
+
+    def failed(self, observer: Observer) -> bool:
+        """Whether `observer` raised and was switched off."""
+        return id(observer) in self._failed
+
+    def function_mode_held(self, asking: Observer | None = None) -> bool:
+        """Whether an observer other than `asking` holds a TorchFunctionMode now."""
+        return any(o is not asking and o.holds_function_mode for o in self.observers)
+
+    def consult(self, dependency: D | None, ask: Callable[[D], T], default: T) -> T:
+        """What another observer answers (`ask(dependency)`): `default` when there is none,
+        it failed before, or it fails now (then it is switched off like any failed observer)."""
+        if dependency is None or id(dependency) in self._failed:
+            return default
+        try:
+            return ask(dependency)
+        except Exception:
+            self._fail(dependency, "answer to another observer")
+            return default
 
     # --- events from dispatch ---------------------------------------------------------------
 
@@ -120,16 +153,22 @@ class Session:
         if all(o is not optimizer for o in self._optimizers):
             self._optimizers.append(optimizer)
         record = next(r for r in self.optimizers() if r.optimizer is optimizer)
-        self.dispatch("on_optimizer_created", record)
+        for observer in self._live():
+            self._call(observer, "on_optimizer_created", lambda: observer.on_optimizer_created(record))
 
     def begin_backward(self, event: BackwardEvent) -> None:
         event.index = self.backward_count
         event.step = self.step
         self.backward_count += 1
         if event.index == 0:
-            self._safe_call(self.discover_models)
+            self._call(None, "discover_models", self.discover_models)
         self.last_backward = event
-        self.dispatch("before_backward", event)
+        for observer in self._live():
+            self._call(observer, "before_backward", lambda: observer.before_backward(event))
+
+    def after_backward(self, event: BackwardEvent) -> None:
+        for observer in self._live():
+            self._call(observer, "after_backward", lambda: observer.after_backward(event))
 
     def backward_failed(self, event: BackwardEvent, exc: BaseException) -> None:
         self.failed_backward = (event, exc)
@@ -139,74 +178,71 @@ class Session:
             self._stepped.add(id(optimizer))
             if all(o is not optimizer for o in self._optimizers):
                 self._optimizers.append(optimizer)
-            self._safe_call(self.discover_models)
-        self._current_step = StepEvent(optimizer, where, self.step)
-        self.dispatch("before_step", self._current_step)
+            self._call(None, "discover_models", self.discover_models)
+        event = self._current_step = StepEvent(optimizer, where, self.step)
+        for observer in self._live():
+            self._call(observer, "before_step", lambda: observer.before_step(event))
 
     def end_step(self, optimizer: torch.optim.Optimizer) -> None:
         key = id(optimizer)
         self.steps_by_optimizer[key] = self.steps_by_optimizer.get(key, 0) + 1
-        event = getattr(self, "_current_step", None)
+        event = self._current_step
         if event is not None and event.optimizer is optimizer:
-            self.dispatch("after_step", event)
+            for observer in self._live():
+                self._call(observer, "after_step", lambda: observer.after_step(event))
         if self.max_steps is not None and self.step >= self.max_steps:
             raise StopRun(f"stopped after {self.step} optimizer steps (--max-steps)")
 
-    def function_mode_held(self, asking: Observer | None = None) -> bool:
-        """Whether an observer other than `asking` holds a TorchFunctionMode now."""
-        return any(o is not asking and getattr(o, "holds_function_mode", False) for o in self.observers)
-
-    def dispatch(self, method: str, event) -> None:
-        for observer in self.observers:
-            if getattr(observer, "_graddoctor_failed", False):
-                continue
-            self._safe(observer, method, event)
+    def on_call(self, event: CallEvent) -> None:
+        for observer in self._live():
+            self._call(observer, "on_call", lambda: observer.on_call(event))
 
     # --- results ----------------------------------------------------------------------------
 
     def explain_exception(self, exc: BaseException, where: Location) -> list[Finding]:
         out: list[Finding] = []
-        for observer in self.observers:
-            found = self._safe(observer, "explain_exception", exc, where)
-            out.extend(found or [])
-        return out
-
-    def cuts(self, loss=None) -> list:
-        """The cuts the observers recorded between parameters and `loss` (see Observer.cuts)."""
-        out: list = []
-        for observer in self.observers:
-            if hasattr(observer, "cuts") and not getattr(observer, "_graddoctor_failed", False):
-                out.extend(self._safe(observer, "cuts", loss) or [])
+        for observer in self._live():
+            self._call(observer, "explain_exception", lambda: observer.explain_exception(exc, where), store=out.extend)
         return out
 
     def findings(self) -> list[Finding]:
         out: list[Finding] = []
-        for observer in self.observers:
-            if getattr(observer, "_graddoctor_failed", False):
-                continue
-            out.extend(self._safe(observer, "findings") or [])
-        return drop_superseded(out)
+        for observer in self._live():
+            self._call(observer, "findings", observer.findings, store=out.extend)
+        if self.conclude is not None:
+            return self.conclude(out)
+        return out
+
+    def layer_rows(self) -> list:
+        """The per-layer table (one row per module that owns parameters), from the observer keeping it."""
+        for observer in self._live():
+            rows: list = []
+            self._call(observer, "layer_rows", observer.layer_rows, store=lambda found: rows.extend(found or []))
+            if rows:
+                return rows
+        return []
 
     # --- never let our own failure become the user's ------------------------------------------
 
-    def _safe(self, observer: Observer, method: str, *args):
-        try:
-            return getattr(observer, method)(*args)
-        except StopRun:
-            raise
-        except Exception:
-            observer._graddoctor_failed = True  # type: ignore[attr-defined]
-            self.internal_errors.append(
-                f"{type(observer).__name__}.{method} failed:\n{traceback.format_exc()}"
-            )
-            return None
+    def _live(self) -> list[Observer]:
+        failed = self._failed
+        return [o for o in self.observers if id(o) not in failed] if failed else self.observers
 
-    def _safe_call(self, fn, *args):
+    def _call(self, observer: Observer | None, what: str, call: Callable[[], object], store=None) -> None:
+        """Run one observer's `call`; on an exception, record it and switch the observer off."""
         try:
-            return fn(*args)
+            result = call()
         except Exception:
-            self.internal_errors.append(f"{getattr(fn, '__name__', fn)} failed:\n{traceback.format_exc()}")
-            return None
+            self._fail(observer, what)
+            return
+        if store is not None:
+            store(result)
+
+    def _fail(self, observer: Observer | None, what: str) -> None:
+        if observer is not None:
+            self._failed.add(id(observer))
+        owner = type(observer).__name__ + "." if observer is not None else ""
+        self.internal_errors.append(f"{owner}{what} failed:\n{traceback.format_exc()}")
 
 
 def _as_list(value) -> list:
@@ -226,89 +262,11 @@ def _as_model_dict(models) -> dict[str, nn.Module]:
         return {"model": models}
     if isinstance(models, dict):
         return dict(models)
-    return _label_models(list(models), None)
-
-
-def _root_modules() -> list[nn.Module]:
-    """Modules alive now that own parameters and are nobody's registered submodule.
-
-    Modules kept in a plain list or dict of another module are not roots: they
-    belong to that module, unregistered (GD105).
-    """
-    # type() rather than isinstance(): isinstance reads __class__, which some
-    # lazily deprecated torch objects answer with a FutureWarning.
-    module_type = nn.Module
-    modules = [o for o in gc.get_objects() if issubclass(type(o), module_type)]
-    children: set[int] = set()
-    for module in modules:
-        for child in module.modules():
-            if child is not module:
-                children.add(id(child))
-        for value in vars(module).values():
-            if isinstance(value, (list, tuple, dict)):
-                items = value.values() if isinstance(value, dict) else value
-                for item in list(items)[:256]:
-                    if isinstance(item, nn.Module):
-                        children.add(id(item))
-                        children.update(id(c) for c in item.modules())
-    roots = []
-    for module in modules:
-        if id(module) in children:
-            continue
-        if next(module.parameters(), None) is None:
-            continue
-        roots.append(module)
-    return roots
-
-
-def _label_models(models: list[nn.Module], namespace: dict | None) -> dict[str, nn.Module]:
-    """Name each model by the script's global that holds it, else by its class."""
-    names: dict[int, str] = {}
-    if namespace:
-        for key, value in list(namespace.items()):
-            if isinstance(value, nn.Module) and not key.startswith("_") and id(value) not in names:
-                names[id(value)] = key
-    out: dict[str, nn.Module] = {}
-    for module in models:
-        label = names.get(id(module)) or type(module).__name__
-        base, n = label, 2
-        while label in out:
-            label = f"{base}#{n}"
-            n += 1
-        out[label] = module
-    return out
+    return label_models(list(models), None)
 
 
 def current_sessions() -> list[Session]:
     return dispatch.active_sessions()
-
-
-def drop_superseded(findings: list[Finding]) -> list[Finding]:
-    """Remove the subjects that a more specific rule already explains from the generic finding.
-
-    A rule names the codes it supersedes (GD401 supersedes GD104: under DDP an
-    unused parameter is the same fact, with the DDP-specific consequence and fix).
-    A superseded finding left with no subject is dropped.
-    """
-    from graddoctor.rules import get_rule
-
-    covered: dict[str, set[str]] = {}
-    for f in findings:
-        for code in get_rule(f.code).supersedes:
-            covered.setdefault(code, set()).update(f.subjects)
-    if not covered:
-        return findings
-    out = []
-    for f in findings:
-        taken = covered.get(f.code)
-        if taken and f.subjects:
-            left = [s for s in f.subjects if s not in taken]
-            if not left:
-                continue
-            if len(left) != len(f.subjects):
-                f.subjects = left
-        out.append(f)
-    return out
 
 
 class SessionHandle:

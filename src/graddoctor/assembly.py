@@ -1,0 +1,73 @@
+"""The runtime producers, assembled: the standard observer set, wired together, and
+what is done with their findings taken together.
+
+One place decides what runs: `run` and `watch()` differ only in the options
+they pass (run walks more, and starts in deep mode). The observers that need
+another's answers are given it here, by name: the graph observer and the
+numerics ask deep mode (provenance), the numerics ask the loop audit.
+"""
+
+from __future__ import annotations
+
+from graddoctor.distributed.ddp import DDPObserver
+from graddoctor.finding import Finding
+from graddoctor.graph.observer import GraphObserver
+from graddoctor.loop.audit import LoopAudit
+from graddoctor.loop.kept_alive import KeptAlive
+from graddoctor.numerics.layers import LayerStats
+from graddoctor.numerics.options import NumericsOptions
+from graddoctor.provenance import ProvenanceObserver
+from graddoctor.rules import get_rule
+from graddoctor.session.observer import Observer
+from graddoctor.session.session import Session
+
+
+def standard_observers(*, mode: str = "watch", deep: bool = False, **options) -> list[Observer]:
+    walk_every = options.pop("walk_every", 10 if mode == "run" else 100)
+    numerics = NumericsOptions.take(options)
+    # `run` records its first steps deeply; watch(deep=True) the whole session; otherwise
+    # deep mode is dormant and records one step only when a NaN/Inf asks for it.
+    deep_steps = options.pop("deep_steps", 3 if mode == "run" else None) if deep else 0
+    provenance = ProvenanceObserver(deep_steps=deep_steps)
+    loop = LoopAudit(amp_skip_fraction=numerics.amp_skip_fraction)
+    return [
+        GraphObserver(walk_first=options.pop("walk_first", 3), walk_every=walk_every, cuts=provenance),
+        loop,
+        KeptAlive(every=options.pop("kept_alive_every", 50)),
+        LayerStats(numerics, deep=provenance, loop=loop),
+        DDPObserver(),
+        provenance,
+    ]
+
+
+def standard_session(*, mode: str = "watch", deep: bool = False, models=None, optimizers=None,
+                     max_steps: int | None = None, namespace: dict | None = None, **options) -> Session:
+    """A Session over the standard observers, concluding with the catalogue's superseding rule."""
+    return Session(standard_observers(mode=mode, deep=deep, **options), models=models, optimizers=optimizers,
+                   max_steps=max_steps, namespace=namespace, conclude=drop_superseded)
+
+
+def drop_superseded(findings: list[Finding]) -> list[Finding]:
+    """Remove the subjects that a more specific rule already explains from the generic finding.
+
+    A rule names the codes it supersedes (GD401 supersedes GD104: under DDP an
+    unused parameter is the same fact, with the DDP-specific consequence and fix).
+    A superseded finding left with no subject is dropped.
+    """
+    covered: dict[str, set[str]] = {}
+    for f in findings:
+        for code in get_rule(f.code).supersedes:
+            covered.setdefault(code, set()).update(f.subjects)
+    if not covered:
+        return findings
+    out = []
+    for f in findings:
+        taken = covered.get(f.code)
+        if taken and f.subjects:
+            left = [s for s in f.subjects if s not in taken]
+            if not left:
+                continue
+            if len(left) != len(f.subjects):
+                f.subjects = left
+        out.append(f)
+    return out

@@ -1,0 +1,58 @@
+"""Where a numerics finding points: the loss line, the first NaN/Inf op, related lines."""
+
+from __future__ import annotations
+
+from graddoctor.finding import Related
+from graddoctor.locate import Location
+
+
+def bad_grad_first(stats) -> bool:
+    """Gradients went non-finite before the loss did (GD302 rather than GD301)."""
+    return stats.first_bad_grad is not None and (
+        stats.first_bad_loss is None or stats.first_bad_grad[0] < stats.first_bad_loss[0])
+
+
+def loss_place(stats, backward: Location) -> tuple[Location, list[Related]]:
+    """The line that computed the loss (known from deep mode), else the backward line."""
+    loss = stats.loss_line(backward)
+    if loss is None or not loss.file or (loss.file, loss.line) == (backward.file, backward.line):
+        return backward, []
+    return loss, related(backward, "backward() is called on it here")
+
+
+def with_origin(stats, at: Location, found: list[Related]) -> tuple[Location, list[Related], str]:
+    """Name the forward op that made the first NaN/Inf, when the escalated deep step found it.
+
+    That op is the line to fix (a log of 0, a division by 0), so the message names it and it
+    comes first among the related lines. The finding itself stays where SPEC puts it (the
+    loss line for GD301, the backward line for GD302): tools and tests outside key on that
+    location, and the origin is found a step later, not on the step the finding reports.
+    """
+    origin = stats.session.consult(stats.deep, lambda deep: deep.nan_origin(), None)
+    if origin is None or origin.location is None or not origin.location.file:
+        return at, found, ""
+    shown = origin.location.shown()
+    made = (f" In optimizer step {origin.step}, the first NaN/Inf ({origin.value}) of the forward pass was made "
+            f"by `{origin.op}` at {shown['file']}:{shown['line']}{origin.called_from()}, from finite inputs: "
+            "fix it there.")
+    if (at.file, at.line) == (origin.location.file, origin.location.line):
+        return at, found, made
+    first = Related(shown["file"], shown["line"], f"first NaN/Inf made here by `{origin.op}`")
+    return at, [first] + [r for r in found if (r.file, r.line) != (first.file, first.line)], made
+
+
+def related(loc: Location, note: str) -> list[Related]:
+    if not loc.file:
+        return []
+    shown = loc.shown()
+    return [Related(shown["file"], shown["line"], note)]
+
+
+def vanishing_layers(stats) -> list[str]:
+    """Layers judged on 3 or more steps whose gradients vanished on at least half of them."""
+    return [stats.layer_name(k) for k, t in stats.layers.items() if t.judged >= 3 and t.vanishing * 2 >= t.judged]
+
+
+def loop_saw(stats, code: str) -> bool:
+    """Whether the loop audit reported `code`."""
+    return code in stats.session.consult(stats.loop, lambda loop: loop.codes_seen(), set())

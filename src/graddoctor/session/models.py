@@ -1,0 +1,57 @@
+"""Which models a session watches when none were given: the root modules alive now."""
+
+from __future__ import annotations
+
+import gc
+
+from torch import nn
+
+
+def root_modules() -> list[nn.Module]:
+    """Modules alive now that own parameters and are nobody's registered submodule.
+
+    Modules kept in a plain list or dict of another module are not roots: they
+    belong to that module, unregistered (GD105).
+    """
+    # type() rather than isinstance(): isinstance reads __class__, which some
+    # lazily deprecated torch objects answer with a FutureWarning.
+    module_type = nn.Module
+    modules = [o for o in gc.get_objects() if issubclass(type(o), module_type)]
+    children: set[int] = set()
+    for module in modules:
+        for child in module.modules():
+            if child is not module:
+                children.add(id(child))
+        for value in vars(module).values():
+            if isinstance(value, (list, tuple, dict)):
+                items = value.values() if isinstance(value, dict) else value
+                for item in list(items)[:256]:
+                    if isinstance(item, nn.Module):
+                        children.add(id(item))
+                        children.update(id(c) for c in item.modules())
+    roots = []
+    for module in modules:
+        if id(module) in children:
+            continue
+        if next(module.parameters(), None) is None:
+            continue
+        roots.append(module)
+    return roots
+
+
+def label_models(models: list[nn.Module], namespace: dict | None) -> dict[str, nn.Module]:
+    """Name each model by the script's global that holds it, else by its class."""
+    names: dict[int, str] = {}
+    if namespace:
+        for key, value in list(namespace.items()):
+            if isinstance(value, nn.Module) and not key.startswith("_") and id(value) not in names:
+                names[id(value)] = key
+    out: dict[str, nn.Module] = {}
+    for module in models:
+        label = names.get(id(module)) or type(module).__name__
+        base, n = label, 2
+        while label in out:
+            label = f"{base}#{n}"
+            n += 1
+        out[label] = module
+    return out
