@@ -1,5 +1,7 @@
 """Training errors outside autograd (GD601-GD605): shapes, dtypes, devices, targets, setup.
 
+Over 300 lines because it is a table: one entry per message, grouped by code.
+
 Each text was raised with torch 2.13 (tests/explain/test_training_errors.py
 raises it again), except the CUDA-only ones (a GPU's device-side assert, a
 conv's `torch.cuda.FloatTensor` type names), whose fragments are checked
@@ -229,6 +231,7 @@ _DTYPES: list[ErrorPattern] = [
         "have gradients, so integer data cannot be a parameter or a differentiable input.",
         hint="Create it as float (`torch.zeros(n, dtype=torch.float32, requires_grad=True)`, "
         "`nn.Parameter(t.float())`); integer inputs such as token ids need no gradient.",
+        topic="operands",
     ),
     _p(
         "GD602",
@@ -330,6 +333,9 @@ _SETUP: list[ErrorPattern] = [
         "An optimizer was built from no parameters: a `model.parameters()` generator that an earlier "
         "optimizer (or a loop) already used up, a filter on `requires_grad` when every parameter is "
         "frozen, or a model whose layers are not registered (kept in a plain list).",
+        hint="Build the parameter list once as a list (`params = list(model.parameters())`) and give "
+        "it to the optimizer; if everything is frozen, unfreeze what should train; keep layers in "
+        "`nn.ModuleList`, not a plain list.",
         topic="optimizer",
     ),
     _p(
