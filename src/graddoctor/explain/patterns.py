@@ -6,25 +6,9 @@ loosely enough to survive small wording changes between releases.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class ErrorPattern:
-    code: str
-    regex: re.Pattern
-    cause: str  # what happened, in plain words; may use {groups}
-    hint: str | None = None  # the fix when it differs from the rule's default
-    exc_types: tuple[str, ...] = ()  # exception class names it applies to (empty: any)
-    # Text the user's failing line must contain for the pattern to apply, when that line is known.
-    source_has: str | None = None
-
-
-def _p(code: str, regex: str, cause: str, hint: str | None = None, exc_types: tuple[str, ...] = (),
-       source_has: str | None = None) -> ErrorPattern:
-    return ErrorPattern(code, re.compile(regex, re.S), cause, hint, exc_types, source_has)
-
+from graddoctor.explain.pattern import ErrorPattern
+from graddoctor.explain.pattern import pattern as _p
+from graddoctor.explain.training_patterns import TRAINING_PATTERNS
 
 # What code does with a gradient tensor; another attribute on None is not about .grad.
 _TENSOR_ATTRS = (
@@ -238,7 +222,7 @@ PATTERNS: list[ErrorPattern] = [
 
 def match(exc_type: str | None, message: str, source: str = "") -> tuple[ErrorPattern, dict[str, str]] | None:
     """The first pattern that fits; `source` is the user's failing line when known."""
-    for pattern in PATTERNS:
+    for pattern in PATTERNS + TRAINING_PATTERNS:
         if pattern.source_has and source and pattern.source_has not in source:
             continue
         if pattern.exc_types and exc_type and exc_type.split(".")[-1] not in pattern.exc_types:
