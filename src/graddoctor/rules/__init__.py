@@ -15,7 +15,7 @@ from graddoctor.rules.base import Rule
 
 __all__ = ["Rule", "all_rules", "get_rule", "make"]
 
-_FAMILIES = ("graph", "loop", "numerics", "frameworks", "input")
+_FAMILIES = ("graph", "loop", "numerics", "frameworks", "data", "input")
 
 
 @lru_cache(maxsize=1)

@@ -14,6 +14,7 @@ def standard_observers(*, mode: str = "watch", deep: bool = False, **options) ->
     from graddoctor.graph.observer import GraphObserver
     from graddoctor.loop.audit import LoopAudit
     from graddoctor.loop.kept_alive import KeptAlive
+    from graddoctor.lossdata import LossDataObserver
     from graddoctor.numerics.layers import LayerStats
     from graddoctor.numerics.options import NumericsOptions
 
@@ -25,6 +26,7 @@ def standard_observers(*, mode: str = "watch", deep: bool = False, **options) ->
         KeptAlive(every=options.pop("kept_alive_every", 50)),
         LayerStats(numerics),
         DDPObserver(),
+        LossDataObserver(),
     ]
     from graddoctor.provenance import ProvenanceObserver
 
