@@ -12,7 +12,7 @@ a batch holds two classes, the check stops for good.
 from __future__ import annotations
 
 import torch
-from torch.utils.data import SequentialSampler
+from torch.utils.data import BatchSampler, SequentialSampler
 
 from graddoctor.finding import Finding, Related
 from graddoctor.lossdata import patches
@@ -62,8 +62,9 @@ class SortedBatches:
             return make("GD504", message, related=[], step=call.step, **shown,
                         hint="Shuffle the training data before batching it (e.g. `perm = torch.randperm(len(x))` "
                              "each epoch), or use `DataLoader(dataset, batch_size=..., shuffle=True)`.")
-        if loader.batch_sampler is not None and not isinstance(loader.sampler, SequentialSampler):
-            return None  # batches grouped by the user's own sampler: on purpose
+        batches = loader.batch_sampler
+        if type(batches) is not BatchSampler or not isinstance(batches.sampler, SequentialSampler):
+            return None  # shuffled, or grouped by the user's own sampler on purpose
         where = patches.built_at.get(loader)
         if where is None or not where.file:
             return make("GD504", message + " They come from a DataLoader with shuffle off.", related=[],
