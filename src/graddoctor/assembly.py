@@ -14,6 +14,7 @@ from graddoctor.finding import Finding
 from graddoctor.graph.observer import GraphObserver
 from graddoctor.loop.audit import LoopAudit
 from graddoctor.loop.kept_alive import KeptAlive
+from graddoctor.lossdata import LossDataObserver
 from graddoctor.numerics.layers import LayerStats
 from graddoctor.numerics.options import NumericsOptions
 from graddoctor.provenance import ProvenanceObserver
@@ -36,6 +37,7 @@ def standard_observers(*, mode: str = "watch", deep: bool = False, **options) ->
         KeptAlive(every=options.pop("kept_alive_every", 50)),
         LayerStats(numerics, deep=provenance, loop=loop),
         DDPObserver(),
+        LossDataObserver(),
         provenance,
     ]
 

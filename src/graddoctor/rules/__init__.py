@@ -15,7 +15,7 @@ from graddoctor.rules.base import Rule
 
 __all__ = ["Rule", "all_rules", "get_rule", "make"]
 
-_FAMILIES = ("graph", "loop", "numerics", "frameworks", "errors", "input")
+_FAMILIES = ("graph", "loop", "numerics", "frameworks", "data", "errors", "input")
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,10 @@
+"""Loss and data: the causes outside the graph that a run proves from the loss inputs and the module tree.
+
+One module per code (probabilities GD501, copies GD502, broadcast GD503,
+sorted_batches GD504, constant GD505), the entry points they listen at
+(patches), and the observer that feeds them (observer).
+"""
+
+from graddoctor.lossdata.observer import LossDataObserver
+
+__all__ = ["LossDataObserver"]

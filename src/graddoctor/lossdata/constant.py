@@ -1,0 +1,185 @@
+"""GD505: the model's output is the same for every sample of the batch, step after step.
+
+Measured per checked call: the largest difference between any row of the
+loss input and its first row. Only exactly 0 counts (a generator whose output
+is merely similar early on is not constant). After enough consecutive
+constant checks, one forward pass is probed with a global forward hook: it
+finds the first layer whose output is constant (the related line) and the
+user line that called the model (the location), and confirms that the
+model's input itself was not constant. The hook is removed at the next loss
+call, and at `stop()` in any case.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+
+import torch
+from torch import nn
+
+from graddoctor.finding import Finding, Related
+from graddoctor.locate import Location, is_user_file, user_location
+from graddoctor.lossdata import patches
+from graddoctor.lossdata.calls import LossCall
+from graddoctor.rules import make
+
+_STREAK = 8  # consecutive constant checks...
+_SPAN = 15  # ...spanning at least this many calls of the loss
+
+
+class ConstantOutput:
+    def __init__(self) -> None:
+        self.streaks: dict[tuple, list[LossCall]] = {}  # loss line -> first and last call of the streak
+        self.found: dict[tuple, Finding] = {}
+        self.session = None
+        self._probe: "_Probe | None" = None
+        self._ready: tuple | None = None  # the streak waiting for its probe
+
+    def wants(self, call: LossCall) -> bool:
+        return call.input_shape[0] >= 2 and (call.where.file, call.where.line) not in self.found
+
+    def measure(self, call: LossCall, x: torch.Tensor, target) -> list[torch.Tensor]:
+        rows = patches.row_view(x)
+        return [(rows - rows[:1]).abs().amax()]
+
+    def take(self, call: LossCall, values: list[float]) -> None:
+        key = (call.where.file, call.where.line)
+        if values[0] != 0.0:
+            self.streaks.pop(key, None)
+            return
+        streak = self.streaks.setdefault(key, [call, call, 0])
+        streak[1] = call
+        streak[2] += 1
+        if streak[2] >= _STREAK and call.index - streak[0].index >= _SPAN and key not in self.found:
+            if self._probe is None and self._ready is None:
+                self._ready = key
+                self._probe = _Probe(self.session)
+
+    def on_loss_call(self) -> None:
+        """Every loss call (checked or not): a probe that saw a forward pass is read and removed."""
+        probe = self._probe
+        if probe is not None and probe.seen:
+            self._probe = None
+            probe.remove()
+            key, self._ready = self._ready, None
+            self._report(key, probe)
+
+    def stop(self) -> None:
+        if self._probe is not None:
+            self._probe.remove()
+            self._probe = None
+        if self._ready is not None:  # the run ended before the probe saw a forward pass
+            key, self._ready = self._ready, None
+            self._report(key, None)
+
+    def _report(self, key: tuple, probe: "_Probe | None") -> None:
+        first, last, checks = self.streaks.get(key, (None, None, 0))
+        if last is None:
+            return
+        where, related = last.where, []
+        layer = None
+        if probe is not None:
+            if probe.input_constant:
+                return  # the batch itself had identical rows: nothing to blame on the model
+            if probe.called_at is not None and probe.called_at.file:
+                where = probe.called_at
+                related.append(Related(last.where.shown()["file"], last.where.line, "the loss that gets the output"))
+            layer = probe.first_constant
+        message = (f"The model's output was the same for every sample of the batch (input of {last.name}, shape "
+                   f"{tuple(last.input_shape)}) on {checks} consecutive checks over {last.index - first.index + 1} "
+                   "loss calls: it does not depend on its input, so the model can at best learn the average target.")
+        if layer is not None:
+            name, line = layer
+            message += f" The first layer whose output is constant is `{name}`."
+            if line is not None and line.file:
+                related.append(Related(line.shown()["file"], line.line, f"`{name}` is defined here; its output is "
+                                                                        "the same for every sample"))
+        self.found[key] = make("GD505", message, related=related, step=last.step, **where.shown())
+
+    def findings(self) -> list[Finding]:
+        return list(self.found.values())
+
+
+class _Probe:
+    """One forward pass watched by a global forward hook (removed by `remove()`)."""
+
+    def __init__(self, session) -> None:
+        self.seen = False
+        self.called_at: Location | None = None
+        self.input_constant = False
+        self.first_constant: tuple[str, Location | None] | None = None
+        self._spreads: list[tuple[nn.Module, torch.Tensor]] = []
+        self._names: dict[int, str] = {}
+        self._owners: dict[int, tuple[nn.Module, str]] = {}
+        roots = session.models().values() if session is not None else []
+        for root in roots:
+            for name, module in root.named_modules():
+                self._names.setdefault(id(module), name or type(root).__name__)
+                for attr, child in module._modules.items():
+                    if child is not None:
+                        self._owners.setdefault(id(child), (module, attr))
+        self._roots = {id(r) for r in roots}
+        self._handle = nn.modules.module.register_module_forward_hook(self._hook)
+
+    def _hook(self, module: nn.Module, args, output) -> None:
+        try:
+            if id(module) in self._roots:
+                self.seen = True
+                self.called_at = user_location(sys._getframe(1))
+                first = next((a for a in args if isinstance(a, torch.Tensor)), None)
+                if first is not None and first.dim() > 0 and first.shape[0] >= 2 and first.is_floating_point():
+                    rows = patches.row_view(first)
+                    self.input_constant = bool((rows == rows[:1]).all())
+                self._finish()
+            elif isinstance(output, torch.Tensor) and id(module) in self._names and output.dim() > 0 \
+                    and output.shape[0] >= 2 and output.is_floating_point():
+                rows = patches.row_view(output)
+                self._spreads.append((module, (rows - rows[:1]).abs().amax()))
+        except Exception:  # a module output we cannot measure: the probe says less, the user's step goes on
+            pass
+
+    def _finish(self) -> None:
+        if not self._spreads:
+            return
+        values = torch.stack([s.float() for _, s in self._spreads]).tolist()
+        for (module, _), spread in zip(self._spreads, values):
+            if spread == 0.0:
+                self.first_constant = (self._names[id(module)], self._defined_at(module))
+                break
+        self._spreads = []
+
+    def _defined_at(self, module: nn.Module) -> Location | None:
+        owner = self._owners.get(id(module))
+        if owner is None:
+            return None
+        parent, attr = owner
+        built = patches.built_at.get(parent)
+        if built is not None and built.file and isinstance(parent, patches.CONTAINERS):
+            return built
+        return attribute_line(parent, attr)
+
+    def remove(self) -> None:
+        self._handle.remove()
+        self._spreads = []
+
+
+def attribute_line(owner: nn.Module, attr: str) -> Location | None:
+    """The line of `self.<attr> = ...` in the owner class's `__init__` (the user's source), if found."""
+    for cls in type(owner).__mro__:
+        init = cls.__dict__.get("__init__")
+        if init is None:
+            continue
+        try:
+            source_file = inspect.getsourcefile(init)
+            lines, start = inspect.getsourcelines(init)
+        except (OSError, TypeError):
+            continue
+        if not is_user_file(source_file):
+            return None
+        needle = f"self.{attr}"
+        for offset, text in enumerate(lines):
+            stripped = text.strip()
+            if stripped.startswith(needle) and stripped[len(needle):].lstrip().startswith(("=", ":")):
+                return Location(source_file, start + offset)
+    return None

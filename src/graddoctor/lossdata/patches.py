@@ -1,0 +1,110 @@
+"""The entry points the loss-and-data observers listen at, installed once for all of them.
+
+`torch.nn.functional`'s loss functions (the nn loss modules call them), the
+constructors of module containers (to know the line that built a
+`ModuleList`), and `DataLoader` construction and iteration (to know which
+loader, built where, feeds the loop). Installed with the first listener and
+removed with the last, so two sessions never wrap a wrapper; a listener's
+failure is its own and never reaches the user.
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+from torch.utils.data import DataLoader
+
+from graddoctor.locate import Location, user_location
+from graddoctor.session.patches import Patcher
+
+# The losses that are looked at, by function name (what `nn.*Loss.forward` calls).
+LOSSES = (
+    "cross_entropy", "nll_loss", "binary_cross_entropy_with_logits", "binary_cross_entropy",
+    "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+)
+CONTAINERS = (nn.ModuleList, nn.Sequential, nn.ModuleDict)
+
+_listeners: list[Any] = []
+_patcher = Patcher()
+built_at: "weakref.WeakKeyDictionary[Any, Location]" = weakref.WeakKeyDictionary()  # container or loader -> line
+_last_loader: list = [None]  # weak reference to the DataLoader whose iteration began last
+
+
+def last_loader() -> DataLoader | None:
+    ref = _last_loader[0]
+    return ref() if ref is not None else None
+
+
+def listen(listener) -> None:
+    """Start sending loss calls to `listener.on_loss(name, args, kwargs, caller_frame)`."""
+    if not _listeners:
+        try:
+            _install()
+        except BaseException:
+            _patcher.restore()
+            raise
+    if listener not in _listeners:
+        _listeners.append(listener)
+
+
+def unlisten(listener) -> None:
+    if listener in _listeners:
+        _listeners.remove(listener)
+    if not _listeners:
+        _patcher.restore()
+        _last_loader[0] = None
+
+
+def _install() -> None:
+    for name in LOSSES:
+        _patcher.wrap(F, name, _loss_wrapper(name))
+    for cls in CONTAINERS:
+        _patcher.wrap(cls, "__init__", _remember_construction)
+    _patcher.wrap(DataLoader, "__init__", _remember_construction)
+    _patcher.wrap(DataLoader, "__iter__", _remember_iteration)
+
+
+def _loss_wrapper(name: str) -> Callable[[Callable], Callable]:
+    def make(original: Callable) -> Callable:
+        def loss(*args, **kwargs):
+            if _listeners:
+                frame = sys._getframe(1)
+                for listener in list(_listeners):
+                    listener.on_loss(name, args, kwargs, frame)  # guards itself: never raises
+            return original(*args, **kwargs)
+
+        return loss
+
+    return make
+
+
+def _remember_construction(original: Callable) -> Callable:
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        if _listeners and self not in built_at:
+            try:
+                built_at[self] = user_location(sys._getframe(1))
+            except Exception:  # a record we cannot make is a line we cannot name, nothing more
+                pass
+
+    return __init__
+
+
+def _remember_iteration(original: Callable) -> Callable:
+    def __iter__(self):
+        _last_loader[0] = weakref.ref(self)
+        return original(self)
+
+    return __iter__
+
+
+def row_view(x: torch.Tensor) -> torch.Tensor:
+    """The tensor as (rows, rest): one row per sample, detached."""
+    x = x.detach()
+    return x.reshape(x.shape[0], -1) if x.dim() > 1 else x.reshape(-1, 1)

@@ -1,0 +1,39 @@
+"""GD501 probabilities-into-logits-loss (warning, detected at runtime and statically).
+
+## What it does
+Finds a loss that applies its own softmax or sigmoid given values that already went through one: `CrossEntropyLoss` on rows that are non-negative and sum to 1, `BCEWithLogitsLoss` on values all in [0, 1], and `NLLLoss` given values that are not log-probabilities (positive entries).
+
+## Why is this bad?
+`cross_entropy` applies `log_softmax` itself. Given probabilities, it squashes values that already lie in [0, 1] a second time: every class gets nearly the same share, the loss barely moves from `log(C)` and the gradients shrink by orders of magnitude, so the model learns very slowly or not at all. `NLLLoss` expects log-probabilities; given probabilities or raw scores it rewards making them large without bound.
+
+## Example
+```python
+>>> import torch
+>>> from torch import nn
+>>> logits, y = torch.tensor([[4.0, -4.0]]), torch.tensor([0])
+>>> probs = torch.softmax(logits, dim=1)
+>>> round(nn.functional.cross_entropy(probs, y).item(), 3)   # a confident, correct prediction
+0.313
+
+```
+
+## Use instead
+```python
+>>> round(nn.functional.cross_entropy(logits, y).item(), 3)  # give the loss the logits
+0.0
+
+```
+Keep `softmax` for prediction only (`probs = logits.softmax(1)` after the loss), or use `log_softmax` with `NLLLoss`, and `sigmoid` with `BCELoss`.
+"""
+
+from graddoctor.finding import Severity
+from graddoctor.rules.base import Rule
+
+RULE = Rule(
+    code='GD501',
+    name='probabilities-into-logits-loss',
+    severity=Severity.WARNING,
+    detected='RS',
+    hint='Give the loss the raw logits: remove the softmax/sigmoid before it (the loss applies its own), or pair `log_softmax` with `NLLLoss` and `sigmoid` with `BCELoss`.',
+    doc=__doc__,
+)
