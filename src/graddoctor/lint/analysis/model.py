@@ -78,6 +78,8 @@ class FileAnalysis:
         self.calls: list[tuple[ast.Call, Ctx]] = []
         self.augassigns: list[tuple[ast.AugAssign, Ctx]] = []
         self.loops: list[tuple[ast.stmt, Ctx]] = []
+        self.grad_switch_lines: set[int] = set()  # lines of bare `torch.set_grad_enabled(True/False)` statements
+        self.item_stores: list[tuple[str, ast.expr, ast.stmt, Ctx]] = []  # `self.heads[name] = value`
         self.unit_of: dict[int, Unit] = {}  # id(function node) -> Unit
         self.calls_of: dict[int, list[ast.Call]] = {}  # id(statement or expression) -> the calls in it
         self._pending: list[tuple[ast.expr, ast.expr]] = []  # (target, value) to classify after the walk
@@ -115,6 +117,8 @@ class FileAnalysis:
         for stmt in body:
             switched = _set_grad_enabled(stmt) if type(stmt) is ast.Expr else None
             if switched is not None:
+                self.grad_switch_lines.add(stmt.lineno)
+                self._exprs([stmt], ctx)
                 ctx = Ctx(ctx.unit, switched if switched.how else None, ctx.loops)
                 continue
             self._stmt(stmt, ctx)
@@ -210,6 +214,10 @@ class FileAnalysis:
             target = target.value
         key = dotted(target)
         if key is None:
+            if type(target) is ast.Subscript and learn:
+                container = dotted(target.value)
+                if container is not None:
+                    self.item_stores.append((container, value, stmt, ctx))
             return
         if learn:
             self._pending.append((target, value))
