@@ -13,6 +13,7 @@ import ast
 import bisect
 from dataclasses import dataclass, field
 
+from graddoctor.lint.analysis.calls import bind_parameters
 from graddoctor.lint.analysis.names import Names, call_name, dotted
 from graddoctor.lint.segments import encode_lines, segment
 
@@ -90,6 +91,10 @@ class FileAnalysis:
         self.names = Names({c.name for c in self.classes.values() if c.is_module})
         for target, value in self._pending:
             self.names.learn(target, value)
+        if bind_parameters(self.names, self.calls, self.functions, self.classes):
+            for target, value in self._pending:  # `self.optimizer = optimizer` now that `optimizer` is known
+                if type(value) is ast.Name and value.id in self.names.kind:
+                    self.names.learn(target, value)
         del self._pending
 
     def _resolve_classes(self) -> None:
