@@ -26,7 +26,7 @@ CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_no
 SELF_UNSCALING_CLIP = frozenset({"clip_gradients"})
 BACKWARD_HELPERS = frozenset({"manual_backward"})
 _TRAINING_NAMES = (
-    frozenset({"backward", "step", "optimizer_step", "zero_grad", "zero_", "detach_", "unscale_"})
+    frozenset({"backward", "step", "optimizer_step", "zero_grad", "zero_", "detach_", "unscale_", "set_grad_enabled"})
     | BACKWARD_HELPERS
     | CLIP_FUNCTIONS
     | SELF_UNSCALING_CLIP
@@ -36,7 +36,7 @@ _MAX_DEPTH = 3
 
 @dataclass(frozen=True)
 class Event:
-    kind: str  # backward | step | zero_grad | clip | unscale | sched | opaque
+    kind: str  # backward | step | zero_grad | clip | unscale | sched | opaque | grad_off | grad_on
     node: ast.AST
     target: str | None  # the optimizer (dotted) for step/zero_grad/unscale; scheduler for sched
     path: tuple  # the loops and branches (if/except/case nodes) around the call, outermost first
@@ -124,6 +124,14 @@ class _Builder:
         if name not in _TRAINING_NAMES:
             self.follow(call, path)
             return
+        if self._local(func) is not None:  # the user's own `self.optimizer_step()`: what it does, not its name
+            self.follow(call, path)
+            return
+        if name == "set_grad_enabled":
+            mode = call.args[0] if len(call.args) == 1 else None
+            if type(mode) is ast.Constant and type(mode.value) is bool and self._statement(call):
+                self.out.append(Event("grad_on" if mode.value else "grad_off", call, None, path))
+            return
         names = self.names
         recv = func.value if isinstance(func, ast.Attribute) else None
         emit = self.out.append
@@ -163,13 +171,7 @@ class _Builder:
 
     def follow(self, call: ast.Call, path: tuple) -> None:
         """Inline a same-file helper; mark calls we cannot see into that get the optimizer."""
-        target = None
-        func = call.func
-        kind = type(func)
-        if kind is ast.Name:
-            target = self.a.functions.get(func.id)
-        elif kind is ast.Attribute and self.cls and type(func.value) is ast.Name and func.value.id == "self":
-            target = self.cls.methods.get(func.attr)
+        target = self._local(call.func)
         if target is not None:
             for e in self._helper_events(target):
                 self.out.append(Event(e.kind, e.node, e.target, path + e.path, e.scaled, e.model_zero) if path else e)
@@ -181,6 +183,19 @@ class _Builder:
                 self.out.append(Event("opaque", call, _key(arg), path))
                 return
 
+
+    def _local(self, func: ast.expr) -> ast.AST | None:
+        """The function or method of this file that `func(...)` runs, if we can tell."""
+        kind = type(func)
+        if kind is ast.Name:
+            return self.a.functions.get(func.id)
+        if kind is ast.Attribute and self.cls and type(func.value) is ast.Name and func.value.id == "self":
+            return self.cls.methods.get(func.attr)
+        return None
+
+    def _statement(self, call: ast.Call) -> bool:
+        """`torch.set_grad_enabled(False)` on its own line switches the mode; `with torch.set_grad_enabled(...)` is scoped."""
+        return call.lineno in self.a.grad_switch_lines
 
     def _helper_events(self, target: ast.AST) -> list[Event]:
         """The events of a same-file helper, computed once per file (a helper is often called from many loops)."""

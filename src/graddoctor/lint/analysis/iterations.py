@@ -24,7 +24,7 @@ class Iteration:
 
 
 _TRAINING_CALLS = frozenset(
-    {"backward", "manual_backward", "step", "optimizer_step", "zero_grad", "zero_", "detach_", "unscale_"}
+    {"backward", "manual_backward", "step", "optimizer_step", "zero_grad", "zero_", "detach_", "unscale_", "set_grad_enabled"}
 ) | CLIP_FUNCTIONS | SELF_UNSCALING_CLIP
 
 

@@ -13,6 +13,7 @@ import ast
 import bisect
 from dataclasses import dataclass, field
 
+from graddoctor.lint.analysis.calls import bind_parameters
 from graddoctor.lint.analysis.names import Names, call_name, dotted
 from graddoctor.lint.segments import encode_lines, segment
 
@@ -78,6 +79,8 @@ class FileAnalysis:
         self.calls: list[tuple[ast.Call, Ctx]] = []
         self.augassigns: list[tuple[ast.AugAssign, Ctx]] = []
         self.loops: list[tuple[ast.stmt, Ctx]] = []
+        self.grad_switch_lines: set[int] = set()  # lines of bare `torch.set_grad_enabled(True/False)` statements
+        self.item_stores: list[tuple[str, ast.expr, ast.stmt, Ctx]] = []  # `self.heads[name] = value`
         self.unit_of: dict[int, Unit] = {}  # id(function node) -> Unit
         self.calls_of: dict[int, list[ast.Call]] = {}  # id(statement or expression) -> the calls in it
         self._pending: list[tuple[ast.expr, ast.expr]] = []  # (target, value) to classify after the walk
@@ -88,6 +91,10 @@ class FileAnalysis:
         self.names = Names({c.name for c in self.classes.values() if c.is_module})
         for target, value in self._pending:
             self.names.learn(target, value)
+        if bind_parameters(self.names, self.calls, self.functions, self.classes):
+            for target, value in self._pending:  # `self.optimizer = optimizer` now that `optimizer` is known
+                if type(value) is ast.Name and value.id in self.names.kind:
+                    self.names.learn(target, value)
         del self._pending
 
     def _resolve_classes(self) -> None:
@@ -115,6 +122,8 @@ class FileAnalysis:
         for stmt in body:
             switched = _set_grad_enabled(stmt) if type(stmt) is ast.Expr else None
             if switched is not None:
+                self.grad_switch_lines.add(stmt.lineno)
+                self._exprs([stmt], ctx)
                 ctx = Ctx(ctx.unit, switched if switched.how else None, ctx.loops)
                 continue
             self._stmt(stmt, ctx)
@@ -210,6 +219,10 @@ class FileAnalysis:
             target = target.value
         key = dotted(target)
         if key is None:
+            if type(target) is ast.Subscript and learn:
+                container = dotted(target.value)
+                if container is not None:
+                    self.item_stores.append((container, value, stmt, ctx))
             return
         if learn:
             self._pending.append((target, value))

@@ -121,6 +121,10 @@ class Names:
         func = dotted(call.func) or ""
         if name in OPTIMIZERS:
             return "optimizer"
+        if name == "DistributedOptimizer":
+            # torch.distributed.rpc: gradients live in each `dist_autograd.context()` and are
+            # stepped with its id; there is nothing to zero between steps.
+            return "dist_optimizer"
         if name in SCHEDULER_FACTORIES or "lr_scheduler" in func or (name.endswith("LR") and name[:1].isupper()):
             return "scheduler"
         if name == "ReduceLROnPlateau" or name.endswith("Scheduler"):

@@ -12,8 +12,9 @@ import ast
 import re
 from collections.abc import Iterator
 
-from graddoctor.lint.analysis.model import FileAnalysis, Unit
+from graddoctor.lint.analysis.model import FileAnalysis, Unit, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted
+from graddoctor.lint.analysis.returns import returned_value
 
 NEUTRAL_METHODS = frozenset(
     "mean sum float double half squeeze unsqueeze view reshape to cuda cpu contiguous clone flatten abs neg "
@@ -83,7 +84,15 @@ def _module_attrs(a: FileAnalysis) -> set[str]:
 
 
 def step_back(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> tuple[ast.expr, int] | None:
-    """One step back along the chain, or None where it ends."""
+    """One step back along the chain within `unit`, or None where it ends (see `step_into` for helpers)."""
+    nxt = step_into(a, unit, expr, line)
+    if nxt is None or nxt[2] is not unit:
+        return None
+    return nxt[0], nxt[1]
+
+
+def step_into(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> tuple[ast.expr, int, Unit] | None:
+    """One step back along the chain, into this file's helpers and their returns; None where it ends."""
     kind = type(expr)
     if kind is ast.Name or kind is ast.Attribute:
         key = dotted(expr)
@@ -93,35 +102,69 @@ def step_back(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> tuple[a
         if b is None or isinstance(b.stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
             return None
         if isinstance(b.stmt, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets):
-            return None  # `loss, logits = model(x)`: the value is not this name's alone
-        return b.value, b.line
+            # `loss, value = compute(batch)`: this name's item of what the helper returns, if we can see it
+            index = _position(b.stmt, key)
+            if index is None or type(b.value) is not ast.Call:
+                return None
+            return returned_value(a, b.value, unit, index)
+        return b.value, b.line, unit
     if kind is ast.Call:
         func = expr.func
         if isinstance(func, ast.Attribute) and func.attr in NEUTRAL_METHODS and not expr.args:
-            return func.value, line
+            return func.value, line, unit
         if isinstance(func, ast.Attribute) and func.attr in ("to", "type_as", "view", "reshape"):
-            return func.value, line
+            return func.value, line, unit
         if is_loss_call(a, expr) and expr.args:
-            return expr.args[0], line
-        return None
+            return expr.args[0], line, unit
+        if expr.args and isinstance(func, ast.Attribute) and func.attr in NEUTRAL_METHODS and dotted(func.value) == "torch":
+            return expr.args[0], line, unit  # torch.mean(loss)
+        return returned_value(a, expr, unit)
     if kind is ast.BinOp:
         if isinstance(expr.right, ast.Constant):
-            return expr.left, line
+            return expr.left, line, unit
         if isinstance(expr.left, ast.Constant):
-            return expr.right, line
+            return expr.right, line, unit
         return None
     if kind is ast.UnaryOp:
-        return expr.operand, line
+        return expr.operand, line, unit
     return None
 
 
-def back(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> Iterator[tuple[ast.expr, int]]:
-    for _ in range(_MAX):
-        yield expr, line
-        nxt = step_back(a, unit, expr, line)
+def _position(stmt: ast.Assign, key: str) -> int | None:
+    for target in stmt.targets:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for i, elt in enumerate(target.elts):
+                if type(elt) is ast.Starred:
+                    return None
+                if dotted(elt) == key:
+                    return i
+    return None
+
+
+def chain(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, limit: int = _MAX) -> Iterator[tuple[ast.expr, int, Unit]]:
+    """`expr`, then what it was made from, step by step (into helpers), with the unit each step is in."""
+    for _ in range(limit):
+        yield expr, line, unit
+        nxt = step_into(a, unit, expr, line)
         if nxt is None:
             return
-        expr, line = nxt
+        expr, line, unit = nxt
+
+
+def back(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> Iterator[tuple[ast.expr, int]]:
+    for expr, line, _ in chain(a, unit, expr, line):
+        yield expr, line
+
+
+def carries_graph(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> bool:
+    """Whether `expr` is (made from) a model's output or a loss: only then is cutting it a loss of gradient.
+
+    `detach()` of data, or a leaf made from a numpy array, is correct code.
+    """
+    for value, _ in back(a, unit, expr, line):
+        if any(is_model_call(a, c) or is_loss_call(a, c) for c in calls_in(value)):
+            return True
+    return False
 
 
 def backward_calls(a: FileAnalysis):

@@ -1,30 +1,17 @@
-"""GD101: backward on a Python number, or a loss rebuilt from numbers (`.item()`, `float()`...)."""
+"""GD101: backward on a Python number, or a loss rebuilt from numbers (`.item()`, `float()`, numpy...)."""
 
 from __future__ import annotations
 
 import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis
-from graddoctor.lint.analysis.names import CONVERSIONS, NUMBER_BUILTINS, call_name
-from graddoctor.lint.analysis.values import backward_calls, step_back
+from graddoctor.lint.analysis.names import call_name
+from graddoctor.lint.analysis.numbers import REWRAPS, accumulated_number, conversion, numbers_in
+from graddoctor.lint.analysis.values import backward_calls, carries_graph, chain
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD101"
-REWRAPS = frozenset({"tensor", "as_tensor", "Tensor", "FloatTensor", "DoubleTensor", "from_numpy", "asarray"})
-
-
-def conversion(node: ast.AST) -> ast.Call | None:
-    """`t.item()`, `t.tolist()`, `t.numpy()`, `float(t)`, `int(t)`: a tensor turned into numbers."""
-    if type(node) is not ast.Call:
-        return None
-    func = node.func
-    if isinstance(func, ast.Attribute) and func.attr in CONVERSIONS and not node.args:
-        return node
-    if isinstance(func, ast.Name) and func.id in NUMBER_BUILTINS and len(node.args) == 1:
-        arg = node.args[0]
-        if not isinstance(arg, ast.Constant):
-            return node
-    return None
+__all__ = ["CODE", "REWRAPS", "check", "conversion"]  # GD102 reads the conversions from here
 
 
 def _numbers_only(expr: ast.expr) -> ast.Call | None:
@@ -41,22 +28,18 @@ def check(a: FileAnalysis, r: Reporter) -> None:
     if not any(word in a.source for word in ("item(", "float(", "tolist(", "numpy(", "int(")):
         return
     for call, recv, ctx in backward_calls(a):
-        expr, line = recv, call.lineno
-        for _ in range(8):
-            conv = conversion(expr) or _numbers_only(expr)
+        for expr, line, unit in chain(a, ctx.unit, recv, call.lineno, 8):
+            conv = conversion(expr) or _numbers_only(expr) or accumulated_number(a, unit, expr, line)
             if conv is None and isinstance(expr, ast.Call) and call_name(expr) in REWRAPS and expr.args:
-                conv = next((c for c in map(conversion, ast.walk(expr.args[0])) if c), None)
+                conv = numbers_in(a, unit, expr.args[0], line, carries_graph)
             if conv is not None:
                 _report(r, conv, call, recv, expr is recv)
                 break
-            nxt = step_back(a, ctx.unit, expr, line)
-            if nxt is None:
-                break
-            expr, line = nxt
 
 
 def _report(r: Reporter, conv: ast.Call, backward: ast.Call, recv: ast.expr, direct: bool) -> None:
     what = r.segment(conv)
+    number = {"numpy": "a numpy array", "tolist": "a Python list"}.get(call_name(conv), "a Python number")
     inner = conv.func.value if isinstance(conv.func, ast.Attribute) else conv.args[0]
     tensor = r.segment(inner)
     fix = None
@@ -65,7 +48,7 @@ def _report(r: Reporter, conv: ast.Call, backward: ast.Call, recv: ast.expr, dir
         message = f"`{what}` is a Python number, so `.backward()` on it fails: it has no autograd graph."
     else:
         message = (
-            f"The loss passed to backward (line {backward.lineno}) is built from `{what}`, a Python number "
+            f"The loss passed to backward (line {backward.lineno}) is built from `{what}`, {number} "
             "without autograd history, so no gradient reaches the model."
         )
     r.add(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from graddoctor.lint.analysis.model import FileAnalysis, calls_in
-from graddoctor.lint.analysis.names import call_name
-from graddoctor.lint.analysis.values import back, backward_calls, is_loss_call, is_model_call, step_back
-from graddoctor.lint.checks.gd101_loss_is_python_number import REWRAPS, conversion
+from graddoctor.lint.analysis.model import FileAnalysis
+from graddoctor.lint.analysis.names import call_name, dotted
+from graddoctor.lint.analysis.numbers import REWRAPS, numbers_in
+from graddoctor.lint.analysis.values import backward_calls, carries_graph, chain
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD102"
@@ -23,7 +23,10 @@ CUTS = {
 }
 
 
-def cut_reason(expr: ast.expr) -> tuple[ast.AST, ast.expr, str] | None:
+_FUNCTION_CUTS = frozenset({"argmax", "argmin", "round", "sign"})
+
+
+def cut_reason(a: FileAnalysis, unit, expr: ast.expr, line: int) -> tuple[ast.AST, ast.expr, str] | None:
     """(the cut, the tensor it cuts, why) when `expr` ends the graph."""
     if isinstance(expr, ast.Attribute) and expr.attr == "data":
         return expr, expr.value, "`.data` is a view without autograd history"
@@ -31,33 +34,24 @@ def cut_reason(expr: ast.expr) -> tuple[ast.AST, ast.expr, str] | None:
         return expr, expr.left, "a comparison returns a bool tensor without gradient"
     if isinstance(expr, ast.Call):
         name = call_name(expr)
-        if isinstance(expr.func, ast.Attribute) and name in CUTS:
-            return expr, expr.func.value, CUTS[name]
-        if name in REWRAPS and expr.args and not any(conversion(n) for n in ast.walk(expr.args[0])):
+        func = expr.func
+        if isinstance(func, ast.Attribute) and name in CUTS and dotted(func.value) != "torch":
+            return expr, func.value, CUTS[name]
+        if name in _FUNCTION_CUTS and expr.args and (dotted(func) in ("round", f"torch.{name}")):
+            return expr, expr.args[0], CUTS[name]  # torch.argmax(logits, 1), round(p)
+        if name in REWRAPS and expr.args and not numbers_in(a, unit, expr.args[0], line):
             return expr, expr.args[0], f"`{name}(...)` copies the values into a new tensor without history"
     return None
 
 
-def carries_graph(a: FileAnalysis, unit, expr: ast.expr, line: int) -> bool:
-    """Whether `expr` is (made from) a model's output or a loss: only then is cutting it a loss of gradient.
-
-    `detach()` of data, or a leaf made from a numpy array, is correct code.
-    """
-    for value, _ in back(a, unit, expr, line):
-        if any(is_model_call(a, c) or is_loss_call(a, c) for c in calls_in(value)):
-            return True
-    return False
-
-
 def check(a: FileAnalysis, r: Reporter) -> None:
     for call, recv, ctx in backward_calls(a):
-        expr, line = recv, call.lineno
-        for _ in range(10):
-            found = cut_reason(expr)
-            if found is not None:
-                node, operand, why = found
-                if not carries_graph(a, ctx.unit, operand, line - 1):  # what the name held before this line
-                    break
+        for expr, line, unit in chain(a, ctx.unit, recv, call.lineno, 10):
+            found = cut_reason(a, unit, expr, line)
+            if found is None:
+                continue
+            node, operand, why = found
+            if carries_graph(a, unit, operand, line - 1):  # what the name held before this line
                 r.add(
                     CODE,
                     f"The loss passed to backward (line {call.lineno}) has no graph: `{r.segment(node)}` cuts it; {why}.",
@@ -65,8 +59,4 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                     related=[r.related(call.lineno, "backward is called here")],
                     hint="Compute the loss from the model's output tensor directly; drop the `detach()`/`.data`/re-wrap on that path.",
                 )
-                break
-            nxt = step_back(a, ctx.unit, expr, line)
-            if nxt is None:
-                break
-            expr, line = nxt
+            break

@@ -6,11 +6,15 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import dotted, keyword
+from graddoctor.lint.analysis.returns import returned_value
 from graddoctor.lint.analysis.values import backward_calls, is_loss_call
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD103"
 _PASS_THROUGH = frozenset({"to", "float", "double", "cuda", "cpu", "view", "reshape", "squeeze", "contiguous"})
+
+
+_ELEMENTWISE = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 
 
 def _is_none(value: ast.expr | None) -> bool:
@@ -33,8 +37,11 @@ def check(a: FileAnalysis, r: Reporter) -> None:
     for call, recv, ctx in backward_calls(a):
         if call.args or call.keywords:
             continue  # backward(gradient=...) handles non-scalar outputs
-        expr, line = recv, call.lineno
-        for _ in range(8):
+        todo = [(recv, call.lineno, ctx.unit)]
+        for _ in range(12):
+            if not todo:
+                break
+            expr, line, unit = todo.pop()
             if isinstance(expr, ast.Call) and _per_sample(a, expr):
                 r.add(
                     CODE,
@@ -46,12 +53,14 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 )
                 break
             if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _PASS_THROUGH:
-                expr = expr.func.value
-                continue
-            if isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):
-                b = a.binding_before(ctx.unit, dotted(expr), line)
-                if b is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
-                    break
-                expr, line = b.value, b.line
-                continue
-            break
+                todo.append((expr.func.value, line, unit))
+            elif isinstance(expr, ast.BinOp) and type(expr.op) in _ELEMENTWISE:  # `losses * weights`: still per sample
+                todo += [(expr.right, line, unit), (expr.left, line, unit)]
+            elif isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):
+                b = a.binding_before(unit, dotted(expr), line)
+                if b is not None and isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
+                    todo.append((b.value, b.line, unit))
+            elif isinstance(expr, ast.Call):
+                inner = returned_value(a, expr, unit)
+                if inner is not None:
+                    todo.append(inner)

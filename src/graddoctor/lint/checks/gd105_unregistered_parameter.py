@@ -49,7 +49,9 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         if by_unit is None:
             by_unit = _calls_by_unit(a)
         last: dict[str, tuple] = {}  # self.X -> its last assignment in the class
-        appended: dict[str, ast.Call] = {}
+        # Per method unit: container name -> a module added to it later (`.append(...)`, `[k] = ...`).
+        appended: dict[tuple[int, str], ast.AST] = {}
+        registers = False  # `self.add_module(...)` registers what a plain list also holds
         for method in info.methods.values():
             unit = a.method_unit(method)
             if unit is None:
@@ -58,21 +60,31 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 if key.startswith("self.") and key.count(".") == 1:
                     for b in bindings:
                         if key not in last or b.line > last[key][0].lineno:
-                            last[key] = (b.stmt, b.value)
+                            last[key] = (b.stmt, b.value, unit)
             for node, ctx in by_unit.get(id(unit), ()):
-                if (
-                    call_name(node) in ("append", "extend", "insert")
-                    and isinstance(node.func, ast.Attribute)
-                    and dotted(node.func.value)
-                    and node.args
-                ):
-                    ctor = _module_ctor(a, node.args[-1])
-                    if ctor is not None:
-                        appended.setdefault(dotted(node.func.value), node)
-        for key, (stmt, value) in sorted(last.items(), key=lambda kv: kv[1][0].lineno):
+                name = call_name(node)
+                if name in ("add_module", "register_module"):
+                    registers = True
+                elif name in ("append", "extend", "insert") and isinstance(node.func, ast.Attribute) and node.args:
+                    container = dotted(node.func.value)
+                    if container and _module_ctor(a, node.args[-1]) is not None:
+                        appended.setdefault(_where(container, unit), node)
+        for container, value, stmt, ctx in a.item_stores:
+            if _module_ctor(a, value) is not None:
+                appended.setdefault(_where(container, ctx.unit), stmt)
+        if registers:
+            continue
+        for key, (stmt, value, unit) in sorted(last.items(), key=lambda kv: kv[1][0].lineno):
             attr = key.split(".", 1)[1]
+            filled = appended.get(_where(key, unit))
+            if type(value) is ast.Name:  # `layers = []; layers.append(nn.Conv2d(...)); self.layers = layers`
+                local = a.binding_before(unit, value.id, stmt.lineno)
+                if local is None or local.stmt is stmt:
+                    continue
+                filled = appended.get(_where(value.id, unit))
+                value = local.value
             if isinstance(value, (ast.List, ast.Tuple, ast.Dict, ast.ListComp, ast.DictComp)):
-                ctor = _module_ctor(a, value) or (appended.get(key) if not _has_elements(value) else None)
+                ctor = _module_ctor(a, value) or (filled if not _has_elements(value) else None)
                 if ctor is None:
                     continue
                 kind = "dict" if isinstance(value, (ast.Dict, ast.DictComp)) else "list"
@@ -92,6 +104,11 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                     stmt,
                     hint=f"Register it: `self.{attr} = nn.Parameter(torch....)` (without requires_grad=True).",
                 )
+
+
+def _where(container: str, unit) -> tuple[int, str]:
+    """`self.X` is the same list in every method; a local name only within its own function."""
+    return (0 if container.startswith("self.") else id(unit), container)
 
 
 def _calls_by_unit(a: FileAnalysis) -> dict[int, list]:

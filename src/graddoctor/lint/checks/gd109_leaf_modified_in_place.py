@@ -10,7 +10,8 @@ from graddoctor.lint.checks.gd105_unregistered_parameter import FACTORIES
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD109"
-_NOT_INPLACE = frozenset({"requires_grad_", "retain_grad", "share_memory_", "register_hook", "zero_grad", "grad_"})
+# `detach_()` on a leaf only drops requires_grad (how parameters are frozen); it raises on views, not leaves.
+_NOT_INPLACE = frozenset({"requires_grad_", "retain_grad", "share_memory_", "register_hook", "zero_grad", "grad_", "detach_"})
 
 
 def _is_leaf_value(value: ast.expr) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import Binding, FileAnalysis, GradOff, Unit, calls_in
 from graddoctor.lint.analysis.names import dotted
 from graddoctor.lint.analysis.values import backward_calls, is_model_call
@@ -19,7 +20,7 @@ _DATA_METHODS = frozenset(
 )
 
 
-def _grad_off_inputs(a: FileAnalysis, unit: Unit, loss: Binding) -> list[Binding] | None:
+def _grad_off_inputs(a: FileAnalysis, unit: Unit, loss: Binding) -> list[tuple[Binding, GradOff]] | None:
     """The loss's inputs made under no_grad, when every other input is plain data; else None.
 
     An input computed outside no_grad by anything but a data method (`.to()`,
@@ -27,7 +28,7 @@ def _grad_off_inputs(a: FileAnalysis, unit: Unit, loss: Binding) -> list[Binding
     """
     if any(is_model_call(a, c) for c in calls_in(loss.value)):
         return None  # the loss runs a forward pass itself, outside no_grad
-    off: list[Binding] = []
+    off: list[tuple[Binding, GradOff]] = []
     callees = {id(c.func) for c in calls_in(loss.value)}
     for node in ast.walk(loss.value):
         if not isinstance(node, (ast.Name, ast.Attribute)) or id(node) in callees or not isinstance(node.ctx, ast.Load):
@@ -36,8 +37,11 @@ def _grad_off_inputs(a: FileAnalysis, unit: Unit, loss: Binding) -> list[Binding
         b = a.binding_before(unit, key, loss.line) if key else None
         if b is None or b is loss or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
             continue  # a parameter, a loop variable, a global: data
+        helper = _decorated_helper(a, b.value) if type(b.value) is ast.Call else None
         if b.ctx.grad_off is not None:
-            off.append(b)
+            off.append((b, b.ctx.grad_off))
+        elif helper is not None and helper[1] is b.value:  # `logits = predict(x)`, predict under @torch.no_grad()
+            off.append((b, helper[0]))
         elif any(not (isinstance(c.func, ast.Attribute) and c.func.attr in _DATA_METHODS) for c in calls_in(b.value)):
             return None
     return off or None
@@ -75,13 +79,45 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             lead = f"The loss comes from `{r.segment(helper[1].func)}()` (line {helper[1].lineno}), which runs"
             _report(r, helper[0], helper[1].lineno, recv, call, lead)
             continue
-        if not _has_grad_off(ctx.unit):
+        if not _has_grad_off(ctx.unit) and not a.grad_off_functions:
             continue
         producers = _grad_off_inputs(a, ctx.unit, loss)
         if producers:
-            first = producers[0]
+            first, off = producers[0]
             lead = f"`{first.key}`, which the loss is made from, is computed on line {first.line}"
-            _report(r, first.ctx.grad_off, first.line, recv, call, lead)
+            if off is not first.ctx.grad_off:
+                lead += f" by `{r.segment(first.value.func)}()`, which runs"
+            _report(r, off, first.line, recv, call, lead)
+    if "set_grad_enabled" in a.source:
+        _switched_off(a, r)
+
+
+def _switched_off(a: FileAnalysis, r: Reporter) -> None:
+    """`torch.set_grad_enabled(False)` as a statement (often in an eval helper) lasts until switched back.
+
+    Within a training loop the mode at backward is the last switch before it in
+    the iteration, or else the last one in the previous iteration.
+    """
+    for it in iterations(a):
+        events = it.events
+        if not any(e.kind == "grad_off" for e in events):
+            continue
+        for i, e in enumerate(events):
+            if e.kind != "backward":
+                continue
+            earlier = events[:i][::-1] + (events[i + 1 :][::-1] if it.kind == "loop" else [])
+            mode = next((x for x in earlier if x.kind in ("grad_off", "grad_on")), None)
+            if mode is not None and mode.kind == "grad_off":
+                r.add(
+                    CODE,
+                    f"`torch.set_grad_enabled(False)` on line {mode.line} turns gradient recording off until it is "
+                    f"turned back on, and nothing turns it on before backward (line {e.line}) runs: the loss has "
+                    "no graph and backward() fails or reaches no parameter.",
+                    mode.node,
+                    related=[r.related(e.line, "backward is called here")],
+                    hint="Scope it: `with torch.no_grad():` around the evaluation (or call "
+                    "`torch.set_grad_enabled(True)` before training resumes).",
+                )
 
 
 def _report(r: Reporter, off: GradOff, made: int, recv: ast.expr, call: ast.Call, lead: str) -> None:

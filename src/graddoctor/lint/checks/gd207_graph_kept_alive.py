@@ -97,7 +97,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         trains = id(loop) in loop_backward
         if not trains and not _DATA_ITER.search(a.segment(getattr(loop, "iter", loop))):
             continue  # summing per-head losses in a small loop is how losses are built, not a leak
-        if not _defined_outside(a, ctx, key, loop):
+        if not _carried_over(ctx, key, loop, node):
             continue
         kind = _graph_value(a, value, ctx, loop, loop_backward.get(id(loop), set()))
         if kind is None:
@@ -109,11 +109,19 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         _report(r, a, node, key, value, ctx, trains)
 
 
-def _defined_outside(a: FileAnalysis, ctx: Ctx, key: str, loop: ast.stmt) -> bool:
+def _carried_over(ctx: Ctx, key: str, loop: ast.stmt, node: ast.AST) -> bool:
+    """Whether `key` keeps its value from one iteration to the next: it is not reset on every pass before `node`.
+
+    A reset inside an `if` (the usual "print every 100 batches, then start over")
+    leaves every other iteration's graph in the accumulator.
+    """
     if key.startswith("self."):
         return True
     bindings = ctx.unit.bindings.get(key, ())
-    return bool(bindings) and all(loop not in b.ctx.loops for b in bindings)
+    if not bindings:
+        return False
+    body = loop.body
+    return not any(b.stmt in body and b.line < node.lineno for b in bindings)
 
 
 def _report(r: Reporter, a: FileAnalysis, node: ast.AST, key: str, value: ast.expr, ctx: Ctx, trains: bool) -> None:
