@@ -39,6 +39,7 @@ _is_compiling = torch.compiler.is_compiling
 
 class LossDataObserver(Observer):
     name = "lossdata"
+    codes = frozenset({"GD501", "GD502", "GD503", "GD504", "GD505"})
 
     def __init__(self, first: int = FIRST, every: int = EVERY) -> None:
         self.first, self.every = first, every

@@ -41,6 +41,9 @@ def gradient_always_zero(stats) -> list[Finding]:
     if not always:
         return []
     zeroing = stats.session.consult(stats.deep, lambda deep: deep.zeroing_ops(), [])
+    always = _drop_shift_invariant_biases(always, zeroing)
+    if not always:
+        return []
     models = _models(stats)
     groups: dict[tuple, list] = {}
     for pid, entry in always.items():
@@ -53,6 +56,21 @@ def gradient_always_zero(stats) -> list[Finding]:
     for op, defined, entries in groups.values():
         out.append(_finding(stats, op, defined, entries))
     return out
+
+
+def _drop_shift_invariant_biases(always: dict, zeroing: list) -> dict:
+    """Keep out a bias whose own layer's weight learns and that no op zeroed.
+
+    A loss that does not change when a layer's outputs all shift by the same amount
+    (a WGAN critic's `D(fake).mean() - D(real).mean()`, a layer followed by BatchNorm)
+    gives that layer's bias exactly zero gradient by design, while its weight learns.
+    A dead ReLU or a clamp zeroes the weight too, so those are still reported.
+    """
+    names = {entry[1] for entry in always.values()}
+    zeroed = {pid for z in zeroing for pid in z.param_ids}
+    return {pid: entry for pid, entry in always.items()
+            if not (entry[1].endswith("bias") and pid not in zeroed
+                    and entry[1][: -len("bias")] + "weight" not in names)}
 
 
 def _finding(stats, op, defined: Location | None, entries: list) -> Finding:
