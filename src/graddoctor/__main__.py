@@ -1,5 +1,5 @@
 import sys
 
-from graddoctor.cli import main
+from graddoctor.cli.commands import main
 
 sys.exit(main())

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import shutil
 from collections.abc import Sequence
 
 from graddoctor.checklist.render import markdown, text
+from graddoctor.cli.exits import EXIT_OK
+from graddoctor.cli.parser import Parser
 
 
 def checklist_command(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="graddoctor checklist",
         description='Print the "loss does not go down" and "gradient is None" checklists, '
         "each item tied to the code that checks it and the test that verified it.",
@@ -22,4 +23,4 @@ def checklist_command(argv: Sequence[str]) -> int:
     else:
         width = min(shutil.get_terminal_size((100, 24)).columns, 100)
         print(text(width=max(width, 60)), end="")
-    return 0
+    return EXIT_OK

@@ -17,13 +17,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from graddoctor.cli.parser import Parser
 from graddoctor.demo.programs import Program, gallery
 
 
 def demo_command(argv: list[str]) -> int:
-    from graddoctor.cli import _Parser
-
-    parser = _Parser(prog="graddoctor demo", description="Run the gallery of broken training loops under graddoctor run.")
+    parser = Parser(prog="graddoctor demo", description="Run the gallery of broken training loops under graddoctor run.")
     parser.add_argument("names", nargs="*", metavar="NAME", help="programs to run (default: all); see --list")
     parser.add_argument("--list", action="store_true", help="list the programs and what each must be diagnosed with")
     parser.add_argument("--jobs", "-j", type=int, default=max(1, min(4, os.cpu_count() or 1)))

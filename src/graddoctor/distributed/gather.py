@@ -13,6 +13,7 @@ import signal
 import sys
 from dataclasses import dataclass, field
 
+from graddoctor.cli.exits import EXIT_FINDINGS, EXIT_INTERNAL
 from graddoctor.distributed.channel import Channel
 from graddoctor.distributed.context import DistContext
 from graddoctor.distributed.ddp import DDPObserver
@@ -20,8 +21,6 @@ from graddoctor.finding import Finding
 from graddoctor.graph.phrases import name_list, plural
 from graddoctor.report.report import Report
 from graddoctor.rules import make
-
-EXIT_FINDINGS, EXIT_INTERNAL = 1, 3
 
 
 def _seconds(name: str, default: float) -> float:

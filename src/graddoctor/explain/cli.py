@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import sys
 
+from graddoctor.cli.parser import Parser
 from graddoctor.explain.explainer import explain
 from graddoctor.explain.tracebacks import parse
 from graddoctor.report.report import Report
 
 
 def explain_command(argv: list[str]) -> int:
-    from graddoctor.cli import _Parser
-
-    parser = _Parser(prog="graddoctor explain", description="Explain a PyTorch error: give the message, or pipe a traceback on stdin.")
+    parser = Parser(prog="graddoctor explain", description="Explain a PyTorch error: give the message, or pipe a traceback on stdin.")
     parser.add_argument("message", nargs="*", help="the error message (default: read stdin)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     opts = parser.parse_args(argv)

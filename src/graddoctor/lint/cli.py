@@ -7,7 +7,8 @@ import re
 import sys
 from pathlib import Path
 
-from graddoctor.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, FAIL_ON, _Parser
+from graddoctor.cli.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, FAIL_ON
+from graddoctor.cli.parser import Parser
 from graddoctor.finding import sort_findings
 from graddoctor.lint import config as config_mod
 from graddoctor.lint.engine import lint_paths, prepare_process
@@ -28,8 +29,8 @@ def _codes(text: str) -> list[str]:
     return codes
 
 
-def _parser() -> _Parser:
-    p = _Parser(prog="graddoctor lint", description="Check PyTorch training code statically, without running it.")
+def _parser() -> Parser:
+    p = Parser(prog="graddoctor lint", description="Check PyTorch training code statically, without running it.")
     p.add_argument("paths", nargs="*", metavar="PATH", help="files and folders to check (folders are searched for .py files)")
     p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     p.add_argument("--select", type=_codes, action="extend", metavar="CODES", help="only these codes or prefixes, e.g. GD2,GD101")

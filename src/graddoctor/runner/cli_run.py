@@ -5,9 +5,57 @@ from __future__ import annotations
 import os
 import sys
 
+from graddoctor.cli.exits import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, FAIL_ON, internal_error
+from graddoctor.cli.parser import Parser, positive_int
 from graddoctor.runner.script import UsageError, print_user_traceback, run_target
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+_RUN_VALUED = {"--json", "--html", "--max-steps", "--fail-on", "-m"}
+_RUN_FLAGS = {"--quiet", "-q", "--no-deep", "-h", "--help"}
+
+
+def split_run_args(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Options for graddoctor come before SCRIPT (or -m MODULE); the rest is the script's."""
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        name = token.split("=", 1)[0]
+        if name in _RUN_VALUED:
+            step = 1 if "=" in token else 2
+            if name == "-m":
+                return argv[: i + step], argv[i + step :]
+            i += step
+        elif token in _RUN_FLAGS or token.startswith("-"):
+            i += 1
+        else:
+            return argv[: i + 1], argv[i + 1 :]
+    return argv, []
+
+
+def run_parser() -> Parser:
+    p = Parser(prog="graddoctor run", description="Run SCRIPT as __main__ under instrumentation and report what is wrong.")
+    p.add_argument("script", nargs="?", help="the training script (its own arguments follow it)")
+    p.add_argument("-m", dest="module", metavar="MODULE", help="run a module, like python -m MODULE")
+    p.add_argument("--json", metavar="FILE", help="write the report as JSON (graddoctor.report/1)")
+    p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    p.add_argument("--max-steps", type=positive_int, metavar="N", help="stop the script cleanly after N optimizer steps")
+    p.add_argument("--fail-on", choices=FAIL_ON, default="warning", help="lowest severity that makes the exit code 1 (default: warning)")
+    p.add_argument("--quiet", "-q", action="store_true", help="print no report (files are still written)")
+    p.add_argument("--no-deep", action="store_true", help="skip cut provenance (cheaper, fewer lines named)")
+    return p
+
+
+def run_main(argv: list[str]) -> int:
+    """`graddoctor run [OPTIONS] SCRIPT [ARGS...]` or `graddoctor run [OPTIONS] -m MODULE [ARGS...]`."""
+    ours, script_args = split_run_args(argv)
+    parser = run_parser()
+    opts = parser.parse_args(ours)
+    if opts.module and opts.script:
+        script_args = [opts.script] + script_args
+        opts.script = None
+    target = opts.module or opts.script
+    if not target:
+        parser.error("give a SCRIPT to run, or -m MODULE")
+    return run_command(opts, target, script_args)
 
 
 def run_command(opts, target: str, script_args: list[str]) -> int:
@@ -75,8 +123,6 @@ def _exit_code(opts, outcome) -> int:
 
 def _print_internal(details: str) -> None:
     if details:
-        from graddoctor.cli import internal_error
-
         internal_error(details)
 
 

@@ -1,0 +1,94 @@
+"""The `graddoctor` command: run, lint, explain, demo, rules, checklist.
+
+This module only dispatches: each command lives with the part it drives and is imported
+when it runs, so that starting `graddoctor lint` never imports torch. Exit codes are
+in `cli/exits.py` (SPEC section 1).
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+
+from graddoctor.cli.exits import EXIT_INTERNAL, EXIT_OK, EXIT_SIGINT, EXIT_USAGE, UsageFailure, internal_error
+from graddoctor.cli.parser import Parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one graddoctor command; returns its exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(argv)
+    except UsageFailure as exc:
+        print(f"graddoctor: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("graddoctor: interrupted", file=sys.stderr)
+        return EXIT_SIGINT
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception:
+        internal_error(traceback.format_exc())
+        return EXIT_INTERNAL
+
+
+_HELP = {
+    "run": "run a training script under instrumentation",
+    "lint": "check training code statically",
+    "explain": "explain a PyTorch error message or traceback",
+    "demo": "run the gallery of broken training loops",
+    "rules": "list the finding catalogue, or show one rule",
+    "checklist": "print the verified debugging checklists",
+}
+
+
+def _main(argv: list[str]) -> int:
+    parser = Parser(prog="graddoctor", description="Find why a PyTorch model does not learn, and where.")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, text in _HELP.items():
+        sub.add_parser(name, help=text, add_help=False)
+    if not argv or argv[0] in ("-h", "--help"):
+        parser.print_help()
+        return EXIT_OK if argv else EXIT_USAGE
+    if argv[0] == "--version":
+        from graddoctor._version import __version__
+
+        print(f"graddoctor {__version__}")
+        return EXIT_OK
+    command, rest = argv[0], argv[1:]
+    if command not in _HELP:
+        parser.error(f"unknown command {command!r}; choose from {', '.join(_HELP)}")
+    return _handler(command)(rest)
+
+
+def _handler(command: str) -> Callable[[list[str]], int]:
+    """The command's entry point, imported only now (lint must not pay for torch)."""
+    if command == "run":
+        from graddoctor.runner.cli_run import run_main
+
+        return run_main
+    if command == "lint":
+        from graddoctor.lint.cli import lint_command
+
+        return lint_command
+    if command == "explain":
+        from graddoctor.explain.cli import explain_command
+
+        return explain_command
+    if command == "demo":
+        from graddoctor.demo.cli import demo_command
+
+        return demo_command
+    if command == "rules":
+        from graddoctor.cli.catalogue import rules_command
+
+        return rules_command
+    from graddoctor.checklist.cli import checklist_command
+
+    return checklist_command
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
