@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from graddoctor._version import __version__
 
+# name -> the module that defines it; `__all__` and the lazy loader below both read this table.
 _EXPORTS = {
     "Finding": "graddoctor.finding",
     "GradDoctorError": "graddoctor.errors",
@@ -27,22 +28,8 @@ _EXPORTS = {
     "watch": "graddoctor.watching",
 }
 
-__all__ = [
-    "Finding",
-    "GradDoctorError",
-    "GradFlowMonitor",
-    "Report",
-    "Severity",
-    "__version__",
-    "check_loss",
-    "diagnose",
-    "ensure_tensor_loss",
-    "explain",
-    "safe_backward",
-    "train_one_epoch",
-    "verify_layer",
-    "watch",
-]
+# The public API, listed once: the table above (and the version).
+__all__ = sorted([*_EXPORTS, "__version__"])
 
 
 # `graddoctor.explain` is both a subpackage and a function: bind the function now

@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from graddoctor.assembly import standard_session
+from graddoctor.report.build import build_report
 from graddoctor.report.report import Report
 from graddoctor.session.session import SessionHandle
 
@@ -49,12 +50,7 @@ class Watch(SessionHandle):
 
     def report(self) -> Report:
         """The findings so far (callable while attached, and after)."""
-        findings = self.session.findings()
-        layers = self.session.layer_rows()
-        report = Report(command="watch", findings=findings, layers=layers, steps_observed=self.session.step)
-        for error in self.session.internal_errors:
-            report.notes.append("graddoctor internal error (please report it with a minimal script):\n" + error)
-        return report
+        return build_report(self.session, command="watch")
 
 
 def watch(

@@ -8,6 +8,7 @@ the other ranks exit with that code.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import sys
@@ -161,17 +162,8 @@ def merge(own: Report, answers: dict[int, RankResult], world_size: int, fail_on:
             f"{plural(len(missing), 'rank')} ({', '.join(map(str, missing))}) sent no results: "
             "killed, hung, or still running when rank 0 stopped waiting (GRADDOCTOR_DIST_TIMEOUT)."
         )
-    merged = Report(
-        command=own.command,
-        target=own.target,
-        findings=findings,
-        layers=own.layers,
-        status=status,
-        exception=exception,
-        steps_observed=own.steps_observed,
-        exit_status=own.exit_status,
-        notes=notes,
-    )
+    # rank 0's report, built from its session by report/build.py, with the other ranks' parts
+    merged = dataclasses.replace(own, findings=findings, status=status, exception=exception, notes=notes)
     codes = [own_code] + [answers[r].exit_code for r in sorted(answers) if r != 0]
     if EXIT_INTERNAL in codes:
         code = EXIT_INTERNAL

@@ -15,13 +15,13 @@ import torch
 from torch import nn
 
 from graddoctor.assembly import standard_session
+from graddoctor.cli.exits import FAIL_ON
 from graddoctor.errors import GradDoctorError
 from graddoctor.finding import Severity
-from graddoctor.locate import NOWHERE, Location, display_path, traceback_user_location
+from graddoctor.locate import NOWHERE, Location
+from graddoctor.report.build import build_report
 from graddoctor.report.report import Report
 from graddoctor.session.session import Session
-
-FAIL_ON = ("error", "warning", "info", "never")
 
 
 class GradDoctorFailed(GradDoctorError, AssertionError):
@@ -68,32 +68,10 @@ class WatchedRun:
         if self.report is not None:
             return self.report
         self.session.detach()
-        from graddoctor.runner.script import _explain, _layers
-
-        findings = self.session.findings()
-        exception = None
         status = "completed"
         if exc is not None:
             status = "stopped" if isinstance(exc, KeyboardInterrupt) else "crashed"
-            where = traceback_user_location(exc.__traceback__)
-            if status == "crashed":
-                findings.extend(_explain(self.session, exc, where))
-            exception = {
-                "type": type(exc).__name__,
-                "message": str(exc).split("\n")[0][:2000],
-                "file": display_path(where.file),
-                "line": where.line,
-            }
-        self.report = Report(
-            command="watch",
-            target=self.target,
-            findings=findings,
-            layers=_layers(self.session),
-            status=status,
-            exception=exception,
-            steps_observed=self.session.step,
-        )
-        self.report.notes.extend(f"graddoctor internal error (please report): {e}" for e in self.session.internal_errors)
+        self.report = build_report(self.session, command="watch", target=self.target, status=status, exc=exc)
         # Observers and session refer to each other; break the cycle so that the
         # user's models go when the user drops them, not at the next gc pass
         # (a later session would otherwise discover them as live models).

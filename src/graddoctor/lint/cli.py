@@ -119,16 +119,20 @@ def _fix(results, findings, write: bool):
 
 
 def _render(fmt: str, findings, files: list[str], opts) -> str:
-    from graddoctor.lint import output
-
     if fmt == "json":
         from graddoctor.report.report import Report
 
         return Report(command="lint", target=list(opts.paths), findings=findings).to_json() + "\n"
     if fmt == "sarif":
-        return output.sarif(findings)
+        from graddoctor.report.sarif import sarif
+
+        return sarif(findings)
     if fmt == "github":
-        return output.github(findings)
+        from graddoctor.report.github import github
+
+        return github(findings)
+    from graddoctor.report.lint_text import summary, text
+
     if opts.quiet:
-        return output.summary(findings, len(files)) + "\n"
-    return output.text(findings, len(files))
+        return summary(findings, len(files)) + "\n"
+    return text(findings, len(files))

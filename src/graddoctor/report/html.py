@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import html
-import linecache
-import os
 import re
 
 from graddoctor.finding import Finding
+from graddoctor.report.source import SourceLines
+from graddoctor.report.summary import severity_counts
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:60rem;color:#1d1d1f;padding:0 1rem}
@@ -29,13 +29,13 @@ td:first-child,th:first-child{text-align:left;font-family:ui-monospace,monospace
 
 
 def _source(file: str | None, line: int | None, context: int = 1) -> str:
-    if not file or not line or file.startswith("<"):
+    if not file or not line:
         return ""
-    path = file if os.path.isabs(file) else os.path.abspath(file)
+    reader = SourceLines()
     rows = []
     for n in range(max(1, line - context), line + context + 1):
-        text = linecache.getline(path, n)
-        if not text:
+        text = reader.line(file, n)
+        if text is None:
             continue
         mark = ">" if n == line else " "
         rows.append(f"{mark}{n:>5} | {text.rstrip()}")
@@ -99,11 +99,8 @@ def render_fragment(report) -> str:
         summary += f", {report.steps_observed} optimizer steps observed"
     if report.status:
         summary += f", script {report.status}"
-    counts = {}
-    for f in report.findings:
-        counts[str(f.severity)] = counts.get(str(f.severity), 0) + 1
-    badges = "".join(f'<span class="{sev}">{counts[sev]} {sev}{"s" if counts[sev] != 1 and sev != "info" else ""}</span>'
-                     for sev in ("error", "warning", "info") if sev in counts) or '<span class="ok">no problems found</span>'
+    badges = "".join(f'<span class="{sev}">{words}</span>' for sev, words in severity_counts(report.findings))
+    badges = badges or '<span class="ok">no problems found</span>'
     parts = [f'<p class="counts">{badges}</p>', f'<p class="summary">{e(summary)}</p>']
     if report.exception:
         exc = report.exception

@@ -7,14 +7,14 @@ The only module that imports rich. Objects render themselves through
 from __future__ import annotations
 
 import io
-import linecache
-import os
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.padding import Padding
 from rich.text import Text
 
 from graddoctor.finding import Finding, Severity
+from graddoctor.report.source import source_line
+from graddoctor.report.summary import severity_counts
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "bold cyan"}
 
@@ -61,11 +61,8 @@ def _indented(text: str | Text) -> Padding:
 
 
 def _source(file: str | None, line: int | None) -> str | None:
-    if not file or not line or file.startswith("<"):
-        return None
-    path = file if os.path.isabs(file) else os.path.abspath(file)
-    text = linecache.getline(path, line)
-    return text.strip() or None
+    text = source_line(file, line)
+    return text.strip() if text else None
 
 
 class ReportView:
@@ -93,12 +90,7 @@ class ReportView:
 
 
 def _summary(r) -> Text:
-    counts = {s: sum(1 for f in r.findings if f.severity == s) for s in Severity}
-    parts = []
-    for sev, word in ((Severity.ERROR, "error"), (Severity.WARNING, "warning"), (Severity.INFO, "info")):
-        n = counts[sev]
-        if n:
-            parts.append((f"{n} {word}{'s' if n != 1 and word != 'info' else ''}", _STYLE[sev]))
+    parts = [(words, _STYLE[sev]) for sev, words in severity_counts(r.findings)]
     text = Text()
     if not parts:
         text.append("No problems found", style="bold green")

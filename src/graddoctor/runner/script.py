@@ -10,9 +10,8 @@ import traceback
 from dataclasses import dataclass
 
 from graddoctor.assembly import standard_session
-from graddoctor.explain.explainer import explain
-from graddoctor.finding import Finding
-from graddoctor.locate import Location, declare_user_file, display_path, traceback_user_location
+from graddoctor.locate import declare_user_file
+from graddoctor.report.build import build_report
 from graddoctor.report.report import Report
 from graddoctor.session.session import Session, StopRun
 
@@ -119,41 +118,10 @@ def run_target(
         elif saved_path0 is not None:
             sys.path[0] = saved_path0
 
-    findings = session.findings()
-    exception = None
-    if user_exc is not None and not isinstance(user_exc, KeyboardInterrupt):
-        where = traceback_user_location(user_exc.__traceback__)
-        findings.extend(_explain(session, user_exc, where))
-        exception = {
-            "type": type(user_exc).__name__,
-            "message": str(user_exc).split("\n")[0][:2000],
-            "file": display_path(where.file),
-            "line": where.line,
-        }
-    layers = _layers(session)
-    report = Report(
-        command="run",
-        target=target,
-        findings=findings,
-        layers=layers,
-        status=status,
-        exception=exception,
-        steps_observed=session.step,
-        exit_status=exit_status,
-    )
+    crashed = user_exc is not None and not isinstance(user_exc, KeyboardInterrupt)
+    report = build_report(session, command="run", target=target, status=status, exc=user_exc if crashed else None,
+                          exit_status=exit_status, note_internal_errors=False)
     return RunOutcome(report, session, exit_status, user_exc)
-
-
-def _explain(session: Session, exc: BaseException, where: Location) -> list[Finding]:
-    """What the observers saw explains best; the message alone is the fallback."""
-    enriched = session.explain_exception(exc, where)
-    if enriched:
-        return enriched  # the same exception, explained with the lines the observers saw
-    return explain(exc)
-
-
-def _layers(session: Session):
-    return session.layer_rows()
 
 
 def _exit_code(exc: SystemExit) -> int:

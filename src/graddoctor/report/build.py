@@ -1,0 +1,69 @@
+"""From a session to a Report: the one way, used by `run`, `watch()`, the callbacks and torchrun.
+
+Whatever drove the training (the runner, a `with watch(...)` block, a Lightning or
+Transformers callback) hands over the detached session, how the run ended and the
+user's exception if any; this adds the explanation of that exception (what the
+observers saw first, the message alone as the fallback) and the layer table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graddoctor.explain.explainer import explain
+from graddoctor.finding import Finding
+from graddoctor.locate import Location, display_path, traceback_user_location
+from graddoctor.report.report import Report
+from graddoctor.session.session import Session
+
+INTERNAL_NOTE = "graddoctor internal error (please report it with a minimal script):\n"
+
+
+def build_report(
+    session: Session,
+    *,
+    command: str,
+    target: str | None = None,
+    status: str | None = None,
+    exc: BaseException | None = None,
+    exit_status: int | None = None,
+    note_internal_errors: bool = True,
+) -> Report:
+    """The Report of `session`; `exc` is the user's exception, explained when the run crashed.
+
+    `note_internal_errors` puts graddoctor's own failures in the report's notes (for
+    `watch()` and the callbacks); `graddoctor run` prints them on stderr instead.
+    """
+    findings = session.findings()
+    exception: dict[str, Any] | None = None
+    if exc is not None:
+        where = traceback_user_location(exc.__traceback__)
+        if status == "crashed":
+            findings.extend(_explain(session, exc, where))
+        exception = {
+            "type": type(exc).__name__,
+            "message": str(exc).split("\n")[0][:2000],
+            "file": display_path(where.file),
+            "line": where.line,
+        }
+    report = Report(
+        command=command,
+        target=target,
+        findings=findings,
+        layers=session.layer_rows(),
+        status=status,
+        exception=exception,
+        steps_observed=session.step,
+        exit_status=exit_status,
+    )
+    if note_internal_errors:
+        report.notes.extend(INTERNAL_NOTE + error for error in session.internal_errors)
+    return report
+
+
+def _explain(session: Session, exc: BaseException, where: Location) -> list[Finding]:
+    """What the observers saw explains best; the message alone is the fallback."""
+    enriched = session.explain_exception(exc, where)
+    if enriched:
+        return enriched  # the same exception, explained with the lines the observers saw
+    return explain(exc)
