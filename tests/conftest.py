@@ -59,3 +59,22 @@ def graddoctor_cli(tmp_path):
 
     run.path = tmp_path
     return run
+
+
+@pytest.fixture
+def snapshot():
+    """Compare text with a stored snapshot file; a missing snapshot fails instead of being written.
+
+    GRADDOCTOR_UPDATE_SNAPSHOTS=1 (re)writes the file, for a change meant to alter the output.
+    """
+
+    def check(text: str, path: Path) -> None:
+        if os.environ.get("GRADDOCTOR_UPDATE_SNAPSHOTS") == "1":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            return
+        assert path.exists(), f"no snapshot {path}; write it with GRADDOCTOR_UPDATE_SNAPSHOTS=1 and review it"
+        expected = path.read_text(encoding="utf-8")
+        assert text == expected, f"output differs from {path} (GRADDOCTOR_UPDATE_SNAPSHOTS=1 rewrites it)"
+
+    return check
