@@ -24,7 +24,7 @@ class Report:
     target: str | list[str] | None = None
     findings: list[Finding] = field(default_factory=list)
     layers: list[LayerRow] | None = None
-    status: str | None = None  # completed | crashed | stopped (runs only)
+    status: str | None = None  # completed | crashed | stopped | interrupted (runs only)
     exception: dict[str, Any] | None = None
     steps_observed: int | None = None
     exit_status: int | None = None  # the user's own sys.exit code

@@ -14,7 +14,7 @@ def gradient_flow_svg(layers, width: int = 720, bar_height: int = 16) -> str:
     rows = list(layers)
     if not rows:
         return ""
-    values = [v for r in rows for v in (r.grad_norm, r.grad_norm_max) if v and v > 0]
+    values = [v for r in rows for v in (r.grad_norm, r.grad_norm_max) if _drawable(v)]
     lo = math.floor(math.log10(min(values))) if values else -8
     hi = math.ceil(math.log10(max(values))) if values else 0
     if hi <= lo:
@@ -24,8 +24,8 @@ def gradient_flow_svg(layers, width: int = 720, bar_height: int = 16) -> str:
     height = bar_height * len(rows) + 40
 
     def x(v: float | None) -> float:
-        if not v or v <= 0:
-            return 0.0
+        if not _drawable(v):
+            return 0.0  # no bar for a norm that is missing, zero, NaN or infinite (the title says which)
         return (math.log10(v) - lo) / (hi - lo) * plot_w
 
     parts = [
@@ -40,11 +40,20 @@ def gradient_flow_svg(layers, width: int = 720, bar_height: int = 16) -> str:
         if not r.has_grad:
             parts.append(f'<text x="{label_w + 4}" y="{y + bar_height - 4}" font-size="11" fill="#d32f2f" class="nograd">no gradient</text>')
             continue
-        parts.append(f'<rect x="{label_w}" y="{y + 2}" width="{x(r.grad_norm_max):.1f}" height="{bar_height - 4}" fill="#90caf9"><title>max {r.grad_norm_max:.3g}</title></rect>')
-        parts.append(f'<rect x="{label_w}" y="{y + 5}" width="{x(r.grad_norm):.1f}" height="{bar_height - 10}" fill="#1565c0"><title>last {r.grad_norm:.3g}</title></rect>')
+        parts.append(f'<rect x="{label_w}" y="{y + 2}" width="{x(r.grad_norm_max):.1f}" height="{bar_height - 4}" fill="#90caf9"><title>max {_number(r.grad_norm_max)}</title></rect>')
+        parts.append(f'<rect x="{label_w}" y="{y + 5}" width="{x(r.grad_norm):.1f}" height="{bar_height - 10}" fill="#1565c0"><title>last {_number(r.grad_norm)}</title></rect>')
     axis_y = 10 + len(rows) * bar_height + 4
     for k in range(lo, hi + 1):
         px = label_w + (k - lo) / (hi - lo) * plot_w
         parts.append(f'<text x="{px:.1f}" y="{axis_y + 12}" font-size="10" text-anchor="middle" fill="#666">1e{k}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _drawable(v: float | None) -> bool:
+    return v is not None and math.isfinite(v) and v > 0
+
+
+def _number(v: float | None) -> str:
+    """A norm for a tooltip; a run whose gradients are NaN from the first step has no number."""
+    return "not measured" if v is None else f"{v:.3g}"

@@ -5,9 +5,20 @@ from __future__ import annotations
 import os
 import sys
 
-from graddoctor.cli.exits import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, FAIL_ON, internal_error
+from graddoctor.cli.exits import (
+    EXIT_FINDINGS,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_SIGINT,
+    EXIT_SIGTERM,
+    EXIT_USAGE,
+    FAIL_ON,
+    internal_error,
+)
 from graddoctor.cli.parser import Parser, positive_int
+from graddoctor.runner.outputs import print_terminal, write_files
 from graddoctor.runner.script import UsageError, print_user_traceback, run_target
+from graddoctor.runner.signals import Interrupts, Terminated
 
 _RUN_VALUED = {"--json", "--html", "--max-steps", "--fail-on", "-m"}
 _RUN_FLAGS = {"--quiet", "-q", "--no-deep", "-h", "--help"}
@@ -65,19 +76,29 @@ def run_command(opts, target: str, script_args: list[str]) -> int:
             if not os.path.isdir(parent):
                 print(f"graddoctor run: error: cannot write {path}: no such directory {parent}", file=sys.stderr)
                 return EXIT_USAGE
-    try:
-        outcome = run_target(target, script_args, module=bool(opts.module), max_steps=opts.max_steps, deep=not opts.no_deep)
-    except UsageError as exc:
-        print(f"graddoctor run: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    dist = _distributed()
+    with Interrupts(sigterm=dist is None) as interrupts:
+        try:
+            outcome = run_target(target, script_args, module=bool(opts.module), max_steps=opts.max_steps,
+                                 deep=not opts.no_deep)
+        except UsageError as exc:
+            print(f"graddoctor run: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        interrupts.script_ended()
+        code = _report(opts, outcome, dist)
+    _hint_misplaced(script_args, target)
+    return code
+
+
+def _report(opts, outcome, dist) -> int:
+    """Print the report, then write the files (each on its own); returns the exit code."""
     report = outcome.report
     sys.stdout.flush()
-    if outcome.user_exception is not None and not isinstance(outcome.user_exception, KeyboardInterrupt):
+    if outcome.report.status == "crashed":
         print_user_traceback(outcome.user_exception)
         sys.stderr.flush()
     internal = "\n".join(outcome.session.internal_errors)
     code = _exit_code(opts, outcome)
-    dist = _distributed()
     if dist is not None:
         # Under torchrun: rank 0 gets the merged report; every rank the same exit code.
         from graddoctor.distributed.gather import gather
@@ -86,26 +107,18 @@ def run_command(opts, target: str, script_args: list[str]) -> int:
         report, code = gathered.report, gathered.code
         if not dist.is_main:
             if gathered.alone and not opts.quiet:
-                from graddoctor.report.terminal import print_report
-
-                print()
-                print_report(report)
+                print_terminal(report)
             _print_internal(internal)
             gathered.done()
             return code
-    if opts.json:
-        with open(opts.json, "w", encoding="utf-8") as handle:
-            handle.write(report.to_json())
-            handle.write("\n")
-    if opts.html:
-        with open(opts.html, "w", encoding="utf-8") as handle:
-            handle.write(report.to_html())
-    if not opts.quiet:
-        from graddoctor.report.terminal import print_report
-
-        print()
-        print_report(report)
+    # The report first: whatever happens to the files, the user has the diagnosis.
+    printed = opts.quiet or print_terminal(report)
+    rendered, written = write_files(report, opts.json, opts.html)
     _print_internal(internal)
+    if not (printed and rendered):
+        code = EXIT_INTERNAL
+    elif not written and code == EXIT_OK:
+        code = EXIT_USAGE
     if dist is not None:
         gathered.done()
     return code
@@ -114,11 +127,38 @@ def run_command(opts, target: str, script_args: list[str]) -> int:
 def _exit_code(opts, outcome) -> int:
     if outcome.session.internal_errors:
         return EXIT_INTERNAL
+    if outcome.report.status == "interrupted":
+        return EXIT_SIGTERM if isinstance(outcome.user_exception, Terminated) else EXIT_SIGINT
     if outcome.report.fails(opts.fail_on) or outcome.user_exception is not None:
         return EXIT_FINDINGS
     if outcome.exit_status:
         return outcome.exit_status
     return EXIT_OK
+
+
+_OWN_OPTIONS = sorted(_RUN_VALUED - {"-m"}) + sorted(_RUN_FLAGS - {"-h", "--help"})
+
+
+def _hint_misplaced(script_args: list[str], target: str) -> None:
+    """`graddoctor run train.py --json out.json`: the option went to the script, as Python's rules say; say so once."""
+    misplaced: list[str] = []
+    example: list[str] = []
+    for i, token in enumerate(script_args):
+        name = token.split("=", 1)[0]
+        if name not in _OWN_OPTIONS or name in misplaced:
+            continue
+        misplaced.append(name)
+        if not example:
+            takes_value = name in _RUN_VALUED and "=" not in token and i + 1 < len(script_args)
+            example = [token, script_args[i + 1]] if takes_value else [token]
+    if not misplaced:
+        return
+    print(
+        f"graddoctor: note: {', '.join(misplaced)} came after {target}, so the script received "
+        f"{'it' if len(misplaced) == 1 else 'them'}, not graddoctor; put graddoctor's options before the "
+        f"script name: graddoctor run {' '.join(example)} {target}",
+        file=sys.stderr,
+    )
 
 
 def _print_internal(details: str) -> None:

@@ -13,6 +13,7 @@ from graddoctor.assembly import standard_session
 from graddoctor.locate import declare_user_file
 from graddoctor.report.build import build_report
 from graddoctor.report.report import Report
+from graddoctor.runner.signals import Terminated
 from graddoctor.session.session import Session, StopRun
 
 
@@ -42,9 +43,9 @@ def check_script(path: str) -> str:
     if b"\x00" in data[:8192]:
         raise UsageError(f"{path} is not a Python script (it looks like a binary file)")
     try:
-        source = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UsageError(f"{path} is not a Python script (it is not UTF-8 text)") from None
+        source = importlib.util.decode_source(data)  # honours a PEP 263 coding line, as Python does
+    except (UnicodeDecodeError, SyntaxError, LookupError):
+        raise UsageError(f"{path} is not a Python script (it is not text in its declared encoding, UTF-8 by default)") from None
     try:
         compile(source, path, "exec")
     except SyntaxError as exc:
@@ -76,8 +77,15 @@ def run_target(
     deep: bool = True,
 ) -> RunOutcome:
     """Run the script to its end (or crash, or `max_steps`) and collect the report."""
+    saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
     if module:
-        origin = find_module(target)
+        # As `python -m`: the current directory first on sys.path, before the module is looked up.
+        sys.path.insert(0, os.getcwd())
+        try:
+            origin = find_module(target)
+        except BaseException:
+            _remove_cwd()
+            raise
         if origin:
             declare_user_file(origin)
     else:
@@ -85,13 +93,10 @@ def run_target(
         declare_user_file(target)
 
     session = standard_session(mode="run", deep=deep, max_steps=max_steps)
-    saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
     status, exit_status, user_exc = "completed", None, None
     try:
         sys.argv = [target if not module else (origin or target)] + list(args)
-        if module:
-            sys.path.insert(0, os.getcwd())
-        else:
+        if not module:
             sys.path[0] = os.path.dirname(os.path.abspath(target))
         session.attach()
         try:
@@ -103,25 +108,29 @@ def run_target(
             status = "stopped"
         except SystemExit as exc:
             exit_status = _exit_code(exc)
-        except KeyboardInterrupt as exc:
-            status, user_exc = "stopped", exc
+        except (KeyboardInterrupt, Terminated) as exc:
+            status, user_exc = "interrupted", exc  # Ctrl-C or SIGTERM: report what was seen so far
         except BaseException as exc:  # the user's exception: reported, never swallowed
             status, user_exc = "crashed", exc
     finally:
         session.detach()
         sys.argv = saved_argv
         if module:
-            try:
-                sys.path.remove(os.getcwd())
-            except ValueError:
-                pass
+            _remove_cwd()
         elif saved_path0 is not None:
             sys.path[0] = saved_path0
 
-    crashed = user_exc is not None and not isinstance(user_exc, KeyboardInterrupt)
+    crashed = status == "crashed"
     report = build_report(session, command="run", target=target, status=status, exc=user_exc if crashed else None,
                           exit_status=exit_status, note_internal_errors=False)
     return RunOutcome(report, session, exit_status, user_exc)
+
+
+def _remove_cwd() -> None:
+    try:
+        sys.path.remove(os.getcwd())
+    except ValueError:
+        pass
 
 
 def _exit_code(exc: SystemExit) -> int:
