@@ -180,3 +180,34 @@ def test_an_option_after_the_script_name_is_pointed_out_once(tmp_path):
     ran = _run(tmp_path, "run", "--json", "out.json", "train.py", "--epochs", "3")
     assert ran.returncode == 0 and ran.stderr == ""
     assert (tmp_path / "out.json").exists()
+
+
+def test_a_second_ctrl_c_aborts_at_once_without_waiting_for_the_report(tmp_path):
+    # The report is made slow on purpose (patched at start-up, in the real process):
+    # a user who presses Ctrl-C twice must not wait for it.
+    patches = tmp_path / "patches"
+    _write(patches, "sitecustomize.py", """
+        import time
+        import graddoctor.runner.outputs as outputs
+
+        def slow(report):
+            time.sleep(60)
+
+        outputs.print_terminal = slow
+    """)
+    _write(tmp_path, "train.py", LONG_TRAINING)
+    proc = subprocess.Popen([sys.executable, "-m", "graddoctor", "run", "--json", "r.json", "train.py"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=_env(patches), start_new_session=True)
+    try:
+        assert proc.stdout.readline() == "training started\n"
+        proc.send_signal(signal.SIGINT)
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "stopping without a report" in err
+    assert not (tmp_path / "r.json").exists()  # had it waited for the report, the file would be there
