@@ -21,7 +21,6 @@ from graddoctor.finding import Severity
 from graddoctor.locate import NOWHERE, Location
 from graddoctor.report.build import build_report
 from graddoctor.report.report import Report
-from graddoctor.session.session import Session
 
 
 class GradDoctorFailed(GradDoctorError, AssertionError):
