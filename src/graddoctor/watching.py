@@ -56,6 +56,10 @@ class Watch(SessionHandle):
             report.notes.append("graddoctor internal error (please report it with a minimal script):\n" + error)
         return report
 
+    def plot(self, path: str) -> str:
+        """Write the gradient-flow chart of the watched layers to `path` (a PNG; needs matplotlib)."""
+        return self.report().plot(path)
+
 
 def watch(
     model: nn.Module | Iterable[nn.Module] | dict[str, nn.Module] | None = None,

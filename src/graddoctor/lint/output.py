@@ -146,4 +146,7 @@ def sarif(findings: list[Finding]) -> str:
 
 
 def _uri(path: str | None) -> str:
-    return Path(path or "").as_posix()
+    # A URI reference: `#`, `?`, `%` and spaces in a file name must be escaped, or a reader cuts the path there.
+    from urllib.parse import quote
+
+    return quote(Path(path or "").as_posix(), safe="/")
