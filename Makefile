@@ -3,22 +3,34 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
-STAMP := $(VENV)/.installed
+STAMP := $(VENV)/.installed-dev
+DEMO_STAMP := $(VENV)/.installed-demo
+# torch is pinned to 2.13.0 because that is the version graddoctor is tested against
+# (pyproject.toml only asks for torch>=2.2). It is installed first, on its own, so that the
+# pin decides the version; pip takes it from a local wheel when one is configured
+# (e.g. PIP_FIND_LINKS=/opt/wheels holds torch-2.13.0+cpu), else from the index.
 TORCH := torch==2.13.0
 
 .PHONY: demo test bench lint-docs docs clean venv
 
 venv: $(STAMP)
 
-# torch first, pinned: a bare `torch` requirement may pull a multi-GB CUDA build.
-$(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip >/dev/null 2>&1 || true
+
+# The demo needs only graddoctor's own dependencies (torch, rich): no dev extra.
+$(DEMO_STAMP): pyproject.toml | $(VENV)/bin/python
 	$(PIP) install -q $(TORCH)
+	$(PIP) install -q -e .
+	touch $(DEMO_STAMP)
+
+# Tests and benchmarks: the dev extra (pytest, hypothesis, matplotlib, Lightning, Transformers...).
+$(STAMP): pyproject.toml $(DEMO_STAMP)
 	$(PIP) install -q -e '.[dev]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(VENV)/bin/graddoctor demo
 
 test: $(STAMP)

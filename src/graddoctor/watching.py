@@ -52,6 +52,10 @@ class Watch(SessionHandle):
         """The findings so far (callable while attached, and after)."""
         return build_report(self.session, command="watch")
 
+    def plot(self, path: str) -> str:
+        """Write the gradient-flow chart of the watched layers to `path` (a PNG; needs matplotlib)."""
+        return self.report().plot(path)
+
 
 def watch(
     model: nn.Module | Iterable[nn.Module] | dict[str, nn.Module] | None = None,

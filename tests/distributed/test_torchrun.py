@@ -233,3 +233,37 @@ def test_a_rank_that_crashed_while_rank_0_is_blocked_reports_for_itself(torchrun
     out = ran.out[1]
     assert "rank 1's report alone" in out and "ValueError" in out, ran
     assert f"train.py:{line_of(CRASH_ON_RANK_1, 'raise')}" in out
+
+
+DIES_ON_RANK_1 = """
+import os
+
+model = DDP(Net(), find_unused_parameters=True)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    opt.zero_grad()
+    out = model(torch.randn(8, 4))
+    if rank == 1 and step == 1:
+        os._exit(1)  # killed: no exception, no report, nothing sent
+    nn.functional.mse_loss(out, torch.randn(8, 1)).backward()  # <- backward
+    opt.step()
+"""
+
+
+@pytest.mark.parametrize("where", ["in a collective", "after training"])
+def test_a_rank_that_dies_does_not_hang_rank_0s_report(torchrun, where):
+    """Rank 1 vanishes (os._exit): rank 0 waits a bounded time (GRADDOCTOR_DIST_TIMEOUT), then reports
+    what it has and names the missing rank. The shell wrapper ignores torchrun's SIGTERM, as a rank
+    still writing its report does (Gathered.done); a SIGTERM during training is the signal handling's case."""
+    body = DIES_ON_RANK_1 if where == "in a collective" else DIES_ON_RANK_1.replace(
+        "    if rank == 1 and step == 1:\n        os._exit(1)  # killed: no exception, no report, nothing sent\n", ""
+    ) + "if rank == 1:\n    os._exit(1)\n"
+    ran = torchrun(body, "--json", "report.json", timeout_s="10")
+    assert ran.codes == {0: 1, 1: 1}, ran
+    out = ran.out[0]
+    assert "1 rank (1) sent no results" in out, ran
+    assert ran.report is not None and ran.report["findings"] is not None
+    if where == "in a collective":
+        # rank 0's own backward() failed when its peer vanished: reported at the user's line
+        assert ran.report["status"] == "crashed"
+        assert ran.report["exception"]["line"] == line_of(DIES_ON_RANK_1, "backward"), ran

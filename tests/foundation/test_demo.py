@@ -32,3 +32,14 @@ def test_the_whole_gallery_is_diagnosed_as_expected(graddoctor_cli):
 def test_unknown_program_is_a_usage_error(graddoctor_cli):
     ran = graddoctor_cli("demo", "nope", json_report=False)
     assert ran.returncode == 2 and "no demo program 'nope'" in ran.stderr
+
+
+def test_a_backward_error_shows_the_users_frames_and_the_forward_line(graddoctor_cli):
+    ran = graddoctor_cli("demo", "gd102", "gd110", json_report=False, timeout=300)
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-2000:]
+    # the user's backward() line, torch's frames folded, and where the failing value was computed
+    assert 'File "gd102_argmax_cut.py", line 15, in <module>\n    loss.backward()\n  [' in ran.stdout
+    assert "inside libraries]\nRuntimeError: element 0 of tensors" in ran.stdout
+    assert "comes from gd102_argmax_cut.py:12 (GD102):\n    predicted = logits.argmax(dim=1)" in ran.stdout
+    assert "comes from gd110_no_grad_forward.py:" in ran.stdout
+    assert "site-packages" not in ran.stdout and "torch/autograd" not in ran.stdout

@@ -86,3 +86,37 @@ def test_code_spans_render_as_code_and_user_text_stays_escaped():
     assert "<code>layers</code> holds &lt;script&gt;alert(1)&lt;/script&gt; modules" in page
     assert "<code>nn.ModuleList</code>" in page
     assert "<script>alert" not in page
+
+
+NAN_FROM_STEP_1 = """
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(32, 8), torch.randn(32, 1)
+for step in range(4):
+    optimizer.zero_grad()
+    scale = torch.tensor(-1.0).sqrt()  # NaN from the first step
+    loss = F.mse_loss(model(x) * scale, y)
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def test_html_of_a_nan_from_step_one_run_renders_in_headless_chromium(graddoctor_cli):
+    _chromium()
+    ran = graddoctor_cli("run", "--html", "nan.html", "train.py", script=NAN_FROM_STEP_1)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert "GD301" in ran.stdout  # the terminal report is there too
+    assert [row["grad_norm"] for row in ran.report["layers"]] == ["nan", "nan"]  # said, not dropped
+    page = graddoctor_cli.path / "nan.html"
+    assert page.stat().st_size > 1000
+
+    dom = _browser("--dump-dom", page.as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert 'data-code="GD301"' in dom.stdout
+    assert "nan gradient" in dom.stdout  # the chart says NaN in words, no bar of NaN width
+    assert 'class="gradflow"' in dom.stdout and 'width="nan"' not in dom.stdout

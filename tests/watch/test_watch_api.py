@@ -167,3 +167,30 @@ def test_gradflowmonitor_table_plot_and_tensorboard(tmp_path):
     events.Reload()
     assert "grad_norm/0" in events.Tags()["scalars"]
     assert len(events.Scalars("grad_norm/0")) == 5
+
+
+def test_watch_plot_writes_a_screen_sized_png_of_the_users_layers(tmp_path):
+    pytest.importorskip("matplotlib")
+    import struct
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Linear(8, 32)
+            self.blocks = nn.ModuleList([nn.Linear(32, 32) for _ in range(3)])
+            self.head = nn.Linear(32, 1)
+
+        def forward(self, x):
+            x = self.embed(x)
+            for block in self.blocks:
+                x = torch.relu(block(x))
+            return self.head(x)
+
+    model = Encoder()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    with graddoctor.watch(model, opt) as w:
+        _train(model, opt, 3)
+    png = w.plot(str(tmp_path / "flow.png"))
+    width, height = struct.unpack(">II", open(png, "rb").read(24)[16:24])
+    assert (width, height) == (1200, 700)
+    assert [r.name for r in w.report().layers] == ["embed", "blocks.0", "blocks.1", "blocks.2", "head"]

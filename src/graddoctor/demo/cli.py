@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -73,13 +74,62 @@ def _run_one(program: Program, work: Path) -> tuple[str, dict, list[str]]:
         proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=120, env=env)
     except subprocess.TimeoutExpired:
         return "(timed out after 120 s)", {}, ["timed out"]
-    output = proc.stdout + (("\n" + _tail(proc.stderr)) if proc.stderr.strip() else "")
-    if proc.returncode == 3 or not report_path.exists():
+    report = json.loads(report_path.read_text()) if report_path.exists() else {}
+    output = proc.stdout + (("\n" + user_traceback(proc.stderr, report, folder)) if proc.stderr.strip() else "")
+    if proc.returncode == 3 or not report:
         return output, {}, [f"graddoctor run failed (exit {proc.returncode})"]
-    report = json.loads(report_path.read_text())
     return output, report, program.judge(report)
 
 
-def _tail(text: str, lines: int = 6) -> str:
-    rows = text.rstrip().splitlines()
-    return "\n".join(rows[-lines:])
+def user_traceback(stderr: str, report: dict, folder: Path) -> str:
+    """The script's traceback cut to the user's frames, with the forward line a backward error comes from.
+
+    The last lines of stderr alone are torch's frames inside backward(): they say
+    nothing about the program. Library frames are folded into one line, as a count.
+    """
+    rows = stderr.rstrip().splitlines()
+    starts = [i for i, row in enumerate(rows) if row.startswith("Traceback (most recent call last)")]
+    if not starts:
+        return "\n".join(rows[-6:])
+    before, tb = rows[: starts[-1]], rows[starts[-1]:]
+    out, hidden, i = [tb[0]], 0, 1
+    while i < len(tb) and tb[i].startswith("  "):
+        frame = [tb[i]]
+        i += 1
+        while i < len(tb) and tb[i].startswith("    "):
+            frame.append(tb[i])
+            i += 1
+        match = re.match(r'  File "(.*)", line \d+', frame[0])
+        if match and not (folder / match.group(1)).resolve().is_relative_to(folder.resolve()):
+            hidden += 1
+            continue
+        if hidden:
+            out.append(f"  [{hidden} frame{'s' * (hidden > 1)} inside libraries]")
+            hidden = 0
+        out.extend(frame)
+    if hidden:
+        out.append(f"  [{hidden} frame{'s' * (hidden > 1)} inside libraries]")
+    out.extend(tb[i:])
+    out.extend(_forward_sites(report, folder))
+    return "\n".join([row for row in before[-2:] if row.strip()] + out)
+
+
+def _forward_sites(report: dict, folder: Path) -> list[str]:
+    """For an error raised by backward(): where the findings say the failing value was computed."""
+    exc = report.get("exception") or {}
+    if not exc.get("file") or "backward" not in _source_line(folder / exc["file"], exc.get("line")):
+        return []
+    sites = []
+    for f in report.get("findings", []):
+        if f.get("file") == exc["file"] and f.get("line") not in (None, exc.get("line")):
+            line = _source_line(folder / f["file"], f["line"]).strip()
+            sites.append(f"The value backward() failed on comes from {f['file']}:{f['line']} ({f['code']}):")
+            sites.append(f"    {line}")
+            break
+    return sites
+
+
+def _source_line(file: Path, line: int | None) -> str:
+    import linecache
+
+    return linecache.getline(str(file), line) if line else ""

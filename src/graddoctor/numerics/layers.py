@@ -291,6 +291,9 @@ class LayerStats(Observer):
         if bad:
             for i in bad:
                 self.layers[names[i]].has_grad = True
+                # The report's layer table and chart say NaN/Inf, not "no value" (max and
+                # the running mean keep the finite steps only).
+                self.layers[names[i]].last = math.sqrt(layer_sq[i]) if layer_sq[i] > 0 else math.nan
             if self.first_bad_grad is None:
                 # Backward runs from the loss towards the inputs: the non-finite layer
                 # registered last (nearest the loss) is where it appeared first.

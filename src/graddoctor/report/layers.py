@@ -2,8 +2,23 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
+
+# JSON has no NaN or Infinity: a NaN run's norms are written as these strings (schema.json says so),
+# never as the bare `NaN` Python's json would emit, which no strict parser accepts.
+_NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+def _number_out(value: float | None) -> float | str | None:
+    if value is None or math.isfinite(value):
+        return value
+    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+
+
+def _number_in(value: float | str | None) -> float | None:
+    return _NON_FINITE[value] if isinstance(value, str) else value
 
 
 @dataclass
@@ -19,12 +34,13 @@ class LayerRow:
         return {
             "name": self.name,
             "params": self.params,
-            "grad_norm": self.grad_norm,
-            "grad_norm_max": self.grad_norm_max,
-            "update_ratio": self.update_ratio,
+            "grad_norm": _number_out(self.grad_norm),
+            "grad_norm_max": _number_out(self.grad_norm_max),
+            "update_ratio": _number_out(self.update_ratio),
             "has_grad": self.has_grad,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "LayerRow":
-        return cls(**{k: data.get(k) for k in ("name", "params", "grad_norm", "grad_norm_max", "update_ratio", "has_grad")})
+        numbers = {k: _number_in(data.get(k)) for k in ("grad_norm", "grad_norm_max", "update_ratio")}
+        return cls(name=data.get("name"), params=data.get("params"), has_grad=data.get("has_grad"), **numbers)

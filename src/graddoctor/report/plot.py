@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import math
+
+# Sized for a screen: 1200x700 pixels for up to ~50 layers, wider with more, never past 2400.
+_DPI = 100
+_MIN_W, _MAX_W, _HEIGHT = 12.0, 24.0, 7.0
+_MAX_LABELS = 80  # more tick labels than this overlap; every k-th layer is named instead
+
+
+def _finite(v: float | None) -> float:
+    return v if v is not None and math.isfinite(v) and v > 0 else 0.0
+
 
 def plot_layers(layers, path: str, mean: dict[str, float] | None = None) -> str:
     """Bars per layer: the max gradient norm over steps, and the mean (or last) one;
-    layers that never received a gradient are marked in red."""
+    layers that never received a gradient are marked in red, NaN/Inf ones in orange."""
     try:
         import matplotlib
 
@@ -14,26 +25,44 @@ def plot_layers(layers, path: str, mean: dict[str, float] | None = None) -> str:
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("plot() needs matplotlib: pip install 'graddoctor[plot]'") from exc
     rows = list(layers)
-    names = [r.name for r in rows]
+    names = [_short(r.name) for r in rows]
     inner_label = "mean over steps" if mean is not None else "last step"
-    inner = [(mean or {}).get(r.name, 0.0) if mean is not None else (r.grad_norm or 0.0) for r in rows]
-    peak = [r.grad_norm_max or 0.0 for r in rows]
+    raw_inner = [(mean or {}).get(r.name) if mean is not None else r.grad_norm for r in rows]
+    inner = [_finite(v) for v in raw_inner]
+    peak = [_finite(r.grad_norm_max) for r in rows]
     positive = [v for v in inner + peak if v > 0]
     floor = min(positive) / 10 if positive else 1e-12
-    fig, ax = plt.subplots(figsize=(max(6, 0.35 * len(rows) + 2), 4))
-    xs = range(len(rows))
-    ax.bar(xs, [max(v, floor) for v in peak], color="#90caf9", label="max over steps")
-    ax.bar(xs, [max(v, floor) for v in inner], color="#1565c0", width=0.5, label=inner_label)
-    for i, r in enumerate(rows):
-        if not r.has_grad:
-            ax.axvspan(i - 0.5, i + 0.5, color="#ffcdd2", zorder=0)
-            ax.annotate("no grad", (i, floor), rotation=90, color="#d32f2f", ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(list(xs), names, rotation=90, fontsize=8)
-    ax.set_yscale("log")
-    ax.set_ylabel("gradient norm")
-    ax.set_title("Gradient flow")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    width = min(_MAX_W, max(_MIN_W, 0.22 * len(rows) + 2))
+    fig, ax = plt.subplots(figsize=(width, _HEIGHT), dpi=_DPI)
+    try:
+        xs = list(range(len(rows)))
+        ax.bar(xs, [max(v, floor) for v in peak], color="#90caf9", label="max over steps")
+        ax.bar(xs, [max(v, floor) for v in inner], color="#1565c0", width=0.5, label=inner_label)
+        annotate = len(rows) <= _MAX_LABELS
+        for i, r in enumerate(rows):
+            odd = [v for v in (raw_inner[i], r.grad_norm_max) if v is not None and not math.isfinite(v)]
+            if not r.has_grad or odd:
+                colour, text = ("#ffcdd2", "no grad") if not r.has_grad else ("#ffe0b2", f"{odd[0]} grad")
+                ax.axvspan(i - 0.5, i + 0.5, color=colour, zorder=0)
+                if annotate:
+                    ax.annotate(text, (i, floor), rotation=90, color="#d32f2f", ha="center", va="bottom", fontsize=8)
+        step = max(1, math.ceil(len(rows) / _MAX_LABELS))
+        ax.set_xticks(xs[::step], names[::step], rotation=90, fontsize=8)
+        if rows:
+            ax.set_xlim(-0.5, len(rows) - 0.5)
+        ax.set_yscale("log")
+        ax.set_ylabel("gradient norm")
+        ax.set_xlabel("layer" if step == 1 else f"layer (every {step}th named)")
+        ax.set_title("Gradient flow")
+        ax.legend(loc="upper right")
+        fig.tight_layout()
+        fig.savefig(path, dpi=_DPI)
+    finally:
+        plt.close(fig)
     return path
+
+
+def _short(name: str) -> str:
+    """A tick label: long qualified names keep their end, which names the layer."""
+    name = name or "(unnamed)"
+    return name if len(name) <= 40 else "…" + name[-39:]

@@ -71,7 +71,8 @@ class Report:
         return out
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent)
+        # allow_nan=False: a non-finite float that slipped past LayerRow is a bug to see, not invalid JSON to write.
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def to_html(self) -> str:
         from graddoctor.report.html import render_html

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import quote
 
 from graddoctor.finding import Finding, Severity
 from graddoctor.rules import get_rule
@@ -79,4 +80,5 @@ def sarif(findings: list[Finding]) -> str:
 
 
 def _uri(path: str | None) -> str:
-    return Path(path or "").as_posix()
+    # A URI reference: `#`, `?`, `%` and spaces in a file name must be escaped, or a reader cuts the path there.
+    return quote(Path(path or "").as_posix(), safe="/")

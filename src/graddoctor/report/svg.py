@@ -8,13 +8,28 @@ from __future__ import annotations
 
 import html
 import math
+import re
+
+# Characters XML forbids even escaped (control characters, U+FFFE/U+FFFF): one in a module name
+# would make the whole SVG, and the page around it, unparsable.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _finite(v: float | None) -> bool:
+    return v is not None and math.isfinite(v) and v > 0
+
+
+def _label(v: float | None) -> str:
+    """The value as a tooltip says it: NaN and Inf are what the user must see."""
+    return "none" if v is None else f"{v:.3g}"
 
 
 def gradient_flow_svg(layers, width: int = 720, bar_height: int = 16) -> str:
     rows = list(layers)
     if not rows:
         return ""
-    values = [v for r in rows for v in (r.grad_norm, r.grad_norm_max) if _drawable(v)]
+    # Non-finite norms (a NaN run) draw no bar and are said in words; the scale is the finite ones'.
+    values = [v for r in rows for v in (r.grad_norm, r.grad_norm_max) if _finite(v)]
     lo = math.floor(math.log10(min(values))) if values else -8
     hi = math.ceil(math.log10(max(values))) if values else 0
     if hi <= lo:
@@ -24,9 +39,9 @@ def gradient_flow_svg(layers, width: int = 720, bar_height: int = 16) -> str:
     height = bar_height * len(rows) + 40
 
     def x(v: float | None) -> float:
-        if not _drawable(v):
-            return 0.0  # no bar for a norm that is missing, zero, NaN or infinite (the title says which)
-        return (math.log10(v) - lo) / (hi - lo) * plot_w
+        if not _finite(v):
+            return 0.0
+        return max(0.0, (math.log10(v) - lo) / (hi - lo) * plot_w)
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="gradflow" width="{width}" height="{height}" '
@@ -34,26 +49,22 @@ def gradient_flow_svg(layers, width: int = 720, bar_height: int = 16) -> str:
     ]
     for i, r in enumerate(rows):
         y = 10 + i * bar_height
-        name = html.escape(r.name if len(r.name) <= 32 else "…" + r.name[-31:])
+        name = html.escape(_NOT_XML.sub("\ufffd", r.name if len(r.name) <= 32 else "…" + r.name[-31:]))
         colour = "#d32f2f" if not r.has_grad else "#333"
         parts.append(f'<text x="{label_w - 6}" y="{y + bar_height - 4}" font-size="11" text-anchor="end" fill="{colour}">{name}</text>')
         if not r.has_grad:
             parts.append(f'<text x="{label_w + 4}" y="{y + bar_height - 4}" font-size="11" fill="#d32f2f" class="nograd">no gradient</text>')
             continue
-        parts.append(f'<rect x="{label_w}" y="{y + 2}" width="{x(r.grad_norm_max):.1f}" height="{bar_height - 4}" fill="#90caf9"><title>max {_number(r.grad_norm_max)}</title></rect>')
-        parts.append(f'<rect x="{label_w}" y="{y + 5}" width="{x(r.grad_norm):.1f}" height="{bar_height - 10}" fill="#1565c0"><title>last {_number(r.grad_norm)}</title></rect>')
+        odd = [v for v in (r.grad_norm, r.grad_norm_max) if v is not None and not math.isfinite(v)]
+        if odd:
+            parts.append(f'<text x="{label_w + 4}" y="{y + bar_height - 4}" font-size="11" fill="#d32f2f" class="nonfinite">'
+                         f'{_label(odd[0])} gradient</text>')
+            continue
+        parts.append(f'<rect x="{label_w}" y="{y + 2}" width="{x(r.grad_norm_max):.1f}" height="{bar_height - 4}" fill="#90caf9"><title>max {_label(r.grad_norm_max)}</title></rect>')
+        parts.append(f'<rect x="{label_w}" y="{y + 5}" width="{x(r.grad_norm):.1f}" height="{bar_height - 10}" fill="#1565c0"><title>last {_label(r.grad_norm)}</title></rect>')
     axis_y = 10 + len(rows) * bar_height + 4
     for k in range(lo, hi + 1):
         px = label_w + (k - lo) / (hi - lo) * plot_w
         parts.append(f'<text x="{px:.1f}" y="{axis_y + 12}" font-size="10" text-anchor="middle" fill="#666">1e{k}</text>')
     parts.append("</svg>")
     return "".join(parts)
-
-
-def _drawable(v: float | None) -> bool:
-    return v is not None and math.isfinite(v) and v > 0
-
-
-def _number(v: float | None) -> str:
-    """A norm for a tooltip; a run whose gradients are NaN from the first step has no number."""
-    return "not measured" if v is None else f"{v:.3g}"

@@ -70,6 +70,7 @@ def _install() -> None:
         _patch_clipping()
         _patch_schedulers()
         _patch_scaler()
+        _patch_warnings()
     except BaseException:
         _uninstall()
         raise
@@ -80,6 +81,14 @@ def _uninstall() -> None:
     while _handles:
         _handles.pop().remove()
     _patcher.restore()
+
+
+def _patch_warnings() -> None:
+    import warnings
+
+    from graddoctor.session.warnsite import make_show
+
+    _patcher.wrap(warnings, "_showwarnmsg", make_show)
 
 
 # --- backward ---------------------------------------------------------------------------
