@@ -102,7 +102,6 @@ class LayerStats(Observer):
         self.measured = 0
         # loss series per backward line and optimizer (GD306), per optimizer step
         self.loss_series = LossSeriesBook()
-        self.loss_steps = 0
         self.first_bad_loss: tuple[int, Location, float] | None = None
         self.first_bad_grad: tuple[int, Location, list[str], list[str]] | None = None
         self.norms_first: list[float] = []
@@ -182,10 +181,9 @@ class LayerStats(Observer):
                 if live:
                     self._before[id(optimizer)] = torch._foreach_mul([p.detach() for p in live], 1.0)
         self._pending.append(
-            _Reading(self.loss_steps, id(optimizer), layout, positions if grads else [], readout,
+            _Reading(event.step, id(optimizer), layout, positions if grads else [], readout,
                      [(w, s) for _, w, s in losses], len(clips), lr=lr)
         )
-        self.loss_steps += 1
 
     def after_step(self, event: StepEvent) -> None:
         before = self._before.pop(id(event.optimizer), None)
@@ -226,7 +224,7 @@ class LayerStats(Observer):
         losses, self._losses = self._losses, []
         with torch.no_grad():
             readout = Readout(_stack([t.reshape(()) for t, _, _ in losses]))
-        self._pending.append(_Reading(self.loss_steps, -1, None, set(), readout, [(w, s) for _, w, s in losses], 0))
+        self._pending.append(_Reading(self.session.step, -1, None, set(), readout, [(w, s) for _, w, s in losses], 0))
 
     # --- off the hot path: turning readings into judgements -------------------------------------
 
@@ -399,6 +397,10 @@ class LayerStats(Observer):
         rows: list[LayerRow] = []
         for key, name, n in entries:
             track = self.layers.get(key)
+            if key not in counts and not (track and track.has_grad):
+                # held by no optimizer and never given a gradient: a frozen teacher, the template layer
+                # nn.TransformerEncoder deep-copies. Not a "no gradient" problem, so no red row.
+                continue
             rows.append(LayerRow(
                 name=name,
                 params=n,

@@ -169,15 +169,16 @@ def detach_fix(tag: Tag, file: str | None, line: int | None) -> str:
 
 
 def _unpacked_with(file: str, line: int, name: str) -> list[str]:
-    """The names of the innermost tuple target holding `name` in the assignment at `line` (`(h, c)`)."""
+    """The names unpacked next to `name` at `line` that are also fed back in: `h, c` in
+    `out, (h, c) = lstm(x, (h, c))` or `h, c = cell(x, (h, c))`, not `output` in `output, h = gru(x, h)`."""
     tree = _tree(file)
     for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, (ast.Assign, ast.For)) and node.lineno == line:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
+        if isinstance(node, ast.Assign) and node.lineno == line:
+            fed_back = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+            for target in node.targets:
                 for sub in ast.walk(target):
-                    if isinstance(sub, (ast.Tuple, ast.List)) and any(
-                            isinstance(e, ast.Name) and e.id == name for e in sub.elts):
-                        if all(isinstance(e, ast.Name) for e in sub.elts):
-                            return [e.id for e in sub.elts]
+                    if isinstance(sub, (ast.Tuple, ast.List)):
+                        names = [e.id for e in sub.elts if isinstance(e, ast.Name) and e.id in fed_back]
+                        if name in names:
+                            return names
     return []
