@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import os
 import sys
 from dataclasses import dataclass
 
@@ -116,8 +117,17 @@ def assignment_line(file: str, name: str, before: int | None) -> int | None:
     return max(earlier) if earlier else lines[0]
 
 
-@functools.lru_cache(maxsize=16)
 def _tree(file: str) -> ast.Module | None:
+    try:
+        stat = os.stat(file)
+    except OSError:
+        return None
+    return _parsed(file, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(file: str, mtime: int, size: int) -> ast.Module | None:
+    """Parsed once per version of the file: a relative `train.py` may be another file later."""
     try:
         with open(file, encoding="utf-8") as handle:
             return ast.parse(handle.read())
@@ -125,7 +135,6 @@ def _tree(file: str) -> ast.Module | None:
         return None
 
 
-@functools.lru_cache(maxsize=64)
 def _assignments(file: str, name: str, attribute: bool) -> list[int]:
     tree = _tree(file)
     if tree is None:
