@@ -51,3 +51,22 @@ def test_modules_local_to_a_function_are_named_by_their_variables(graddoctor_cli
     assert "torch.optim.Adam([*head.parameters(), *encoder.parameters()], lr=1e-3)" in gd106["hint"]
     # the encoder gets gradients but is measured by no optimizer: no row rather than a false "no gradient"
     assert [(r["name"], r["has_grad"]) for r in ran.report["layers"]] == [("head", True)]
+
+
+def test_watch_given_a_list_of_modules_names_them_by_their_variables():
+    import torch
+    from torch import nn
+
+    from graddoctor import watch
+
+    torch.manual_seed(0)
+    encoder = nn.Sequential(nn.Linear(8, 16), nn.ReLU())
+    aux = nn.Linear(16, 2)
+    optimizer = torch.optim.SGD([*encoder.parameters(), *aux.parameters()], lr=0.1)
+    with watch([encoder, aux], optimizer) as w:
+        for _ in range(3):
+            loss = aux(encoder(torch.randn(4, 8))).pow(2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    assert [r.name for r in w.report().layers] == ["encoder.0", "aux"]

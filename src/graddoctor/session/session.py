@@ -267,7 +267,8 @@ def _as_model_dict(models) -> dict[str, nn.Module]:
         return {"model": models}
     if isinstance(models, dict):
         return dict(models)
-    return label_models(list(models), None)
+    models = list(models)
+    return label_models(models, None, names_in_user_frames({id(m) for m in models}))
 
 
 def current_sessions() -> list[Session]:
