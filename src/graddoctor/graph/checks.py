@@ -16,6 +16,7 @@ import torch
 
 from graddoctor.finding import Finding, Related
 from graddoctor.graph.naming import ModelIndex, attribute_location
+from graddoctor.graph.optimizer_fix import module_expression, orphan_modules, trainable_only_call, with_params_call
 from graddoctor.graph.phrases import group_by_module, name_list, plural
 from graddoctor.graph.walk import GraphTrace, trace
 from graddoctor.locate import Location
@@ -225,6 +226,13 @@ def check_reach(
                 else ""
             )
             related_opt = [Related(o.created_at.shown()["file"], o.created_at.line, f"{o.label} built here") for o in optimizers[1:]]
+            hint = None
+            if not also:
+                # no layer was replaced: these modules were simply never handed to the optimizer
+                modules = orphan_modules(index, orphans)
+                call = with_params_call(first.optimizer, first.created_at, modules) if modules else None
+                if call is not None:
+                    hint = f"Give them to the optimizer where it is built: `{call}`."
             findings.append(
                 make(
                     "GD106",
@@ -232,6 +240,7 @@ def check_reach(
                     f"belong to no optimizer ({', '.join(o.label for o in optimizers)}): they are never updated.{also}",
                     subjects=names,
                     step=step,
+                    hint=hint,
                     related=related_opt,
                     **first.created_at.shown(),
                 )
@@ -240,11 +249,21 @@ def check_reach(
         frozen = [p for p in record.params() if not p.requires_grad]
         if frozen:
             names = [index.name(p) for p in frozen]
+            if len(frozen) == len(record.params()):
+                # trainable-only would build an optimizer over nothing (torch raises): say what to unfreeze
+                last = module_expression(index, frozen[-1])
+                example = f" (for the last layer: `{last}.requires_grad_(True)`)" if last else ""
+                hint = (f"Every parameter given to {record.label} is frozen, so it trains nothing. Unfreeze the "
+                        f"layers that should learn before training{example}, "
+                        "or drop this optimizer and its step() if nothing should train.")
+            else:
+                hint = f"Pass only trainable parameters: `{trainable_only_call(record.optimizer, record.created_at)}`."
             findings.append(
                 make(
                     "GD210",
                     f"{record.label} was given {plural(len(frozen), 'parameter')} with requires_grad=False "
                     f"({name_list(names)}); it will skip them.",
+                    hint=hint,
                     subjects=names,
                     step=step,
                     **record.created_at.shown(),

@@ -37,7 +37,7 @@ class _Recorder(TorchFunctionMode):
         super().__init__()
         self.start_seq = start_seq
         self.loop_code = loop_code
-        self.extended: dict[tuple, int] = {}  # (file, line) -> times an op extended an old graph
+        self.extended: dict[tuple, list] = {}  # (file, line) -> weakrefs of results that extended an old graph
         self.made: dict[tuple, list] = {}  # (file, line) -> weakrefs of tensors with history made there
         self.tracked = 0
 
@@ -68,7 +68,10 @@ class _Recorder(TorchFunctionMode):
         if where is None:
             return
         if old:
-            self.extended[where] = self.extended.get(where, 0) + 1
+            # kept as weak references: an op on a tensor of the iteration just stepped whose
+            # result dies at once (an accuracy `(softmax(out).argmax(1) == y).float().mean().item()`
+            # after `step()`) keeps nothing alive; a running total still holds its result later
+            self.extended.setdefault(where, []).extend(weakref.ref(t) for t in fresh)
         if self.tracked < _MAX_TRACKED:
             refs = self.made.setdefault(where, [])
             for t in fresh:
@@ -156,8 +159,9 @@ class KeptAlive(Observer):
             _remove_mode(recorder)
         finally:
             self._closed = (step, recorder)
-            for where, count in recorder.extended.items():
-                self._report(where, None)
+            for where, refs in recorder.extended.items():
+                if any(r() is not None for r in refs):
+                    self._report(where, None)
 
     def _judge(self, recorder: _Recorder, steps_later: int) -> None:
         for where, refs in recorder.made.items():

@@ -21,6 +21,7 @@ from graddoctor.finding import Finding
 from graddoctor.locate import NOWHERE, Location
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.numerics.layout import Layout, layer_names_now
+from graddoctor.numerics.loss_series import LossSeriesBook
 from graddoctor.numerics.options import NumericsOptions
 from graddoctor.numerics.readout import Readout
 from graddoctor.numerics.rules import CODES, numerics_findings
@@ -99,10 +100,8 @@ class LayerStats(Observer):
         self._before: dict[int, list[torch.Tensor]] = {}
         self._scaled: tuple[int, torch.Tensor] | None = None
         self.measured = 0
-        # loss series, per optimizer step (mean of its micro-batches)
-        self.loss_first: list[float] = []
-        self.loss_last: deque[float] = deque(maxlen=self.options.stall_steps)
-        self.loss_steps = 0
+        # loss series per backward line and optimizer (GD306), per optimizer step
+        self.loss_series = LossSeriesBook()
         self.first_bad_loss: tuple[int, Location, float] | None = None
         self.first_bad_grad: tuple[int, Location, list[str], list[str]] | None = None
         self.norms_first: list[float] = []
@@ -123,6 +122,7 @@ class LayerStats(Observer):
         self._scaled = None
         if isinstance(loss, torch.Tensor) and loss.numel() == 1 and loss.is_floating_point():
             node = loss.grad_fn
+            self.loss_series.on_backward(event.where, node)
             if node is not None:
                 # Deep mode wrote the user line that made the loss into its graph node: a
                 # dictionary read, no sync. Kept per backward line for the steps after deep mode.
@@ -147,6 +147,7 @@ class LayerStats(Observer):
         optimizer = event.optimizer
         track = self.optimizers.setdefault(id(optimizer), OptimizerTrack(where=event.where))
         layout = self._layout(optimizer)
+        self.loss_series.on_step(id(optimizer), layout.params)
         grads = [p.grad for p in layout.params]
         if any(g is None for g in grads) or layout.sparse:
             positions = [i for i, g in enumerate(grads) if g is not None and not g.is_sparse]
@@ -180,10 +181,9 @@ class LayerStats(Observer):
                 if live:
                     self._before[id(optimizer)] = torch._foreach_mul([p.detach() for p in live], 1.0)
         self._pending.append(
-            _Reading(self.loss_steps, id(optimizer), layout, positions if grads else [], readout,
+            _Reading(event.step, id(optimizer), layout, positions if grads else [], readout,
                      [(w, s) for _, w, s in losses], len(clips), lr=lr)
         )
-        self.loss_steps += 1
 
     def after_step(self, event: StepEvent) -> None:
         before = self._before.pop(id(event.optimizer), None)
@@ -224,7 +224,7 @@ class LayerStats(Observer):
         losses, self._losses = self._losses, []
         with torch.no_grad():
             readout = Readout(_stack([t.reshape(()) for t, _, _ in losses]))
-        self._pending.append(_Reading(self.loss_steps, -1, None, set(), readout, [(w, s) for _, w, s in losses], 0))
+        self._pending.append(_Reading(self.session.step, -1, None, set(), readout, [(w, s) for _, w, s in losses], 0))
 
     # --- off the hot path: turning readings into judgements -------------------------------------
 
@@ -261,10 +261,7 @@ class LayerStats(Observer):
                 self.first_bad_loss = (step, where, value)
                 self._escalate(f"non-finite loss ({value}) at step {step}", where)
         if finite and reading.layout is not None:
-            mean = sum(finite) / len(finite)
-            if len(self.loss_first) < self.options.stall_steps:
-                self.loss_first.append(mean)
-            self.loss_last.append(mean)
+            self.loss_series.add_reading(reading.optimizer, reading.losses, values)
 
     def _judge_grads(self, reading: _Reading, layer_sq: list[float], clips: list[float], track: OptimizerTrack) -> None:
         layout = reading.layout
@@ -403,6 +400,10 @@ class LayerStats(Observer):
         rows: list[LayerRow] = []
         for key, name, n in entries:
             track = self.layers.get(key)
+            if key not in counts and not (track and track.has_grad):
+                # held by no optimizer and never given a gradient: a frozen teacher, the template layer
+                # nn.TransformerEncoder deep-copies. Not a "no gradient" problem, so no red row.
+                continue
             rows.append(LayerRow(
                 name=name,
                 params=n,

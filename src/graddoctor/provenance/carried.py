@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
+import os
 import sys
 from dataclasses import dataclass
 
@@ -32,6 +33,7 @@ class Tag:
     backward: int  # index of the backward pass that tagged it
     where: Location  # that backward call's line
     source: str | None = None  # the file that assigns it (a module's class file for `model.attr`)
+    container: str | None = None  # "tuple", "list" or "dict" when the name holds several tensors (an LSTM's (h, c))
 
 
 def tag_named_tensors(event_index: int, backward_where: Location, frames: int = 2) -> None:
@@ -49,15 +51,20 @@ def tag_named_tensors(event_index: int, backward_where: Location, frames: int = 
 
 
 def _tag_value(
-    name: str, value, holder: Location, index: int, where: Location, depth: int = 0, source: str | None = None
+    name: str, value, holder: Location, index: int, where: Location, depth: int = 0, source: str | None = None,
+    container: str | None = None,
 ) -> None:
     if isinstance(value, torch.Tensor):
         node = value.grad_fn
         if node is not None:
-            node.metadata.setdefault(_TAG, Tag(name, holder, index, where, source))
+            node.metadata.setdefault(_TAG, Tag(name, holder, index, where, source, container))
     elif isinstance(value, (tuple, list)) and depth == 0 and len(value) <= 8:
+        kind = "list" if isinstance(value, list) else "tuple"
         for item in value:
-            _tag_value(name, item, holder, index, where, 1, source)
+            _tag_value(name, item, holder, index, where, 1, source, kind)
+    elif isinstance(value, dict) and depth == 0 and len(value) <= 8:
+        for item in value.values():
+            _tag_value(name, item, holder, index, where, 1, source, "dict")
     elif isinstance(value, nn.Module) and depth == 0 and not name.startswith("_"):
         for attr, item in vars(value).items():
             if isinstance(item, torch.Tensor) and not isinstance(item, nn.Parameter) and item.grad_fn is not None:
@@ -110,12 +117,27 @@ def assignment_line(file: str, name: str, before: int | None) -> int | None:
     return max(earlier) if earlier else lines[0]
 
 
-@functools.lru_cache(maxsize=64)
-def _assignments(file: str, name: str, attribute: bool) -> list[int]:
+def _tree(file: str) -> ast.Module | None:
+    try:
+        stat = os.stat(file)
+    except OSError:
+        return None
+    return _parsed(file, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(file: str, mtime: int, size: int) -> ast.Module | None:
+    """Parsed once per version of the file: a relative `train.py` may be another file later."""
     try:
         with open(file, encoding="utf-8") as handle:
-            tree = ast.parse(handle.read())
+            return ast.parse(handle.read())
     except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def _assignments(file: str, name: str, attribute: bool) -> list[int]:
+    tree = _tree(file)
+    if tree is None:
         return []
     out = []
     for node in ast.walk(tree):
@@ -133,3 +155,39 @@ def _assignments(file: str, name: str, attribute: bool) -> list[int]:
                 elif not attribute and isinstance(sub, ast.Name) and sub.id == name:
                     out.append(node.lineno)
     return sorted(set(out))
+
+
+def detach_fix(tag: Tag, file: str | None, line: int | None) -> str:
+    """The statement that cuts the carried state, shaped like the state the user holds.
+
+    A tuple or list of tensors (an LSTM's `(h, c)`) is detached element by element,
+    since neither has `.detach()`; names unpacked together at the assignment
+    (`out, (h, c) = lstm(x, (h, c))`) are detached together.
+    """
+    name = tag.name
+    if tag.container == "tuple":
+        return f"{name} = tuple(s.detach() for s in {name})"
+    if tag.container == "list":
+        return f"{name} = [s.detach() for s in {name}]"
+    if tag.container == "dict":
+        return f"{name} = {{k: v.detach() for k, v in {name}.items()}}"
+    together = _unpacked_with(file, line, name) if file and line and "." not in name else []
+    if len(together) > 1:
+        return f"{', '.join(together)} = {', '.join(n + '.detach()' for n in together)}"
+    return f"{name} = {name}.detach()"
+
+
+def _unpacked_with(file: str, line: int, name: str) -> list[str]:
+    """The names unpacked next to `name` at `line` that are also fed back in: `h, c` in
+    `out, (h, c) = lstm(x, (h, c))` or `h, c = cell(x, (h, c))`, not `output` in `output, h = gru(x, h)`."""
+    tree = _tree(file)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Assign) and node.lineno == line:
+            fed_back = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+            for target in node.targets:
+                for sub in ast.walk(target):
+                    if isinstance(sub, (ast.Tuple, ast.List)):
+                        names = [e.id for e in sub.elts if isinstance(e, ast.Name) and e.id in fed_back]
+                        if name in names:
+                            return names
+    return []

@@ -114,8 +114,8 @@ class ExplainsErrors:
                     f"the value assigned here in an earlier iteration still holds that iteration's "
                     f"graph, which backward() at {tag.where} already freed, so this backward() "
                     "tries to go through it again.",
-                    hint=f"Cut the carried state at the start of each iteration: `{tag.name} = "
-                    f"{tag.name}.detach()` (truncated backpropagation through time). Do not add "
+                    hint=f"Cut the carried state at the start of each iteration: "
+                    f"`{carried.detach_fix(tag, file, line)}` (truncated backpropagation through time). Do not add "
                     "retain_graph=True: it keeps every iteration's graph alive.",
                     related=(
                         _related(tag.where, "backward() here freed that graph in the previous iteration and fails now")

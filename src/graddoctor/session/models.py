@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import gc
+import sys
 
 from torch import nn
+
+from graddoctor.locate import is_user_file
 
 
 def root_modules() -> list[nn.Module]:
@@ -39,13 +42,17 @@ def root_modules() -> list[nn.Module]:
     return roots
 
 
-def label_models(models: list[nn.Module], namespace: dict | None) -> dict[str, nn.Module]:
-    """Name each model by the script's global that holds it, else by its class."""
+def label_models(models: list[nn.Module], namespace: dict | None, known: dict[int, str] | None = None,
+                 ) -> dict[str, nn.Module]:
+    """Name each model by the script's global that holds it, else by the variable or attribute seen
+    holding it in the user's frames (`known`), else by its class."""
     names: dict[int, str] = {}
     if namespace:
         for key, value in list(namespace.items()):
             if isinstance(value, nn.Module) and not key.startswith("_") and id(value) not in names:
                 names[id(value)] = key
+    for key, name in (known or {}).items():
+        names.setdefault(key, name)
     out: dict[str, nn.Module] = {}
     for module in models:
         label = names.get(id(module)) or type(module).__name__
@@ -54,4 +61,27 @@ def label_models(models: list[nn.Module], namespace: dict | None) -> dict[str, n
             label = f"{base}#{n}"
             n += 1
         out[label] = module
+    return out
+
+
+def names_in_user_frames(wanted: set[int], frames: int = 4) -> dict[int, str]:
+    """Module id -> the name the user's code holds it by: a variable (`aux`), or an attribute of a
+    variable (`trainer.encoder`; `self.encoder` is named `encoder`), innermost user frames first."""
+    out: dict[int, str] = {}
+    frame = sys._getframe(1)
+    seen = 0
+    while frame is not None and seen < frames:
+        if is_user_file(frame.f_code.co_filename):
+            seen += 1
+            for key, value in list(frame.f_locals.items()):
+                if key.startswith("_"):
+                    continue
+                if isinstance(value, nn.Module):
+                    if id(value) in wanted:
+                        out.setdefault(id(value), key)
+                elif hasattr(value, "__dict__") and not isinstance(value, type):
+                    for attr, item in list(getattr(value, "__dict__", {}).items())[:64]:
+                        if isinstance(item, nn.Module) and id(item) in wanted and not attr.startswith("_"):
+                            out.setdefault(id(item), attr if key == "self" else f"{key}.{attr}")
+        frame = frame.f_back
     return out

@@ -21,7 +21,7 @@ from torch import nn
 from graddoctor.finding import Finding
 from graddoctor.locate import Location
 from graddoctor.session import dispatch
-from graddoctor.session.models import label_models, root_modules
+from graddoctor.session.models import label_models, names_in_user_frames, root_modules
 from graddoctor.session.observer import BackwardEvent, CallEvent, Observer, StepEvent
 from graddoctor.session.registry import OptimizerRecord, record_for, remember_creation
 
@@ -62,6 +62,7 @@ class Session:
         self.conclude = conclude
         self._explicit_models = _as_model_dict(models)
         self._models: dict[int, nn.Module] = {}
+        self._frame_names: dict[int, str] = {}  # module id -> the user's variable/attribute that held it
         self._optimizers: list[torch.optim.Optimizer] = list(_as_list(optimizers))
         self._stepped: set[int] = set()
         self._failed: set[int] = set()  # ids of observers that raised: never called again
@@ -119,13 +120,17 @@ class Session:
         if namespace is None:
             main = sys.modules.get("__main__")
             namespace = vars(main) if main is not None else None
-        return label_models(list(self._models.values()), namespace)
+        return label_models(list(self._models.values()), namespace, self._frame_names)
 
     def discover_models(self) -> None:
         if self._explicit_models:
             return
         for module in root_modules():
             self._models.setdefault(id(module), module)
+        # read while the user's frames are on the stack: at the end of `run` the script's
+        # globals are gone, and a model built in a function was only ever a local
+        for key, name in names_in_user_frames(set(self._models)).items():
+            self._frame_names.setdefault(key, name)
 
     def failed(self, observer: Observer) -> bool:
         """Whether `observer` raised and was switched off."""
@@ -262,7 +267,8 @@ def _as_model_dict(models) -> dict[str, nn.Module]:
         return {"model": models}
     if isinstance(models, dict):
         return dict(models)
-    return label_models(list(models), None)
+    models = list(models)
+    return label_models(models, None, names_in_user_frames({id(m) for m in models}))
 
 
 def current_sessions() -> list[Session]:

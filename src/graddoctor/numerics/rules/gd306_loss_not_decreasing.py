@@ -1,4 +1,10 @@
-"""GD306 loss-not-decreasing: a loss flat or rising over the observed window, with the causes found."""
+"""GD306 loss-not-decreasing: a loss series flat or rising against its own noise, with the causes found.
+
+Judged per loss series (numerics/loss_series.py): one backward line and the
+optimizer stepped after it. A warning needs a cause found, or a supervised loss
+that clearly diverges; adversarial and policy-gradient losses, which are not
+meant to fall, are at most info, and only with a cause.
+"""
 
 from __future__ import annotations
 
@@ -6,45 +12,69 @@ import math
 
 from graddoctor.finding import Finding, Severity
 from graddoctor.graph.phrases import name_list
+from graddoctor.numerics.loss_series import Series, trend
 from graddoctor.numerics.rules.places import loss_place, vanishing_layers
 from graddoctor.rules import make
 
+_SIGNIFICANT = 3.0  # |z| of the difference of window medians that is more than noise
+_DIVERGING = 5.0  # |z| of a rise that is a clear divergence (with a relative rise over stall_rise)
+
 
 def loss_not_decreasing(stats) -> list[Finding]:
+    book = stats.loss_series
+    out = []
+    for series in book.series.values():
+        finding = _judge(stats, series, book)
+        if finding is not None:
+            out.append(finding)
+    return out
+
+
+def _judge(stats, series: Series, book) -> Finding | None:
     opts = stats.options
-    if stats.loss_steps < opts.stall_steps or len(stats.loss_first) < 4:
-        return []
-    q = max(2, opts.stall_steps // 4)
-    first = sum(stats.loss_first[:q]) / q
-    last_values = list(stats.loss_last)[-q:]
-    last = sum(last_values) / len(last_values)
-    if not (math.isfinite(first) and math.isfinite(last)) or abs(first) < 1e-8:
-        return []
-    if last < first - opts.stall_min_drop * abs(first):
-        return []
-    trend = "rose" if last > first + opts.stall_min_drop * abs(first) else "stayed flat"
-    causes = stall_causes(stats)
-    diverging = last > first + opts.stall_rise * abs(first)
-    because = ("The evidence points to: " + "; ".join(causes) + ".") if causes else (
-        "Gradients flow and steps change the weights, so look at the data, the labels and the loss function.")
-    # A flat loss with healthy gradients and updates is often intended (a GAN, a
-    # self-distillation target that moves, RL returns, a loss already at its floor):
-    # without a cause or a clear rise it is worth knowing, not a warning.
-    severity = None if causes or diverging else Severity.INFO
-    at, related = loss_place(stats, stats.last_backward)
-    return [make(
+    if series.count < opts.stall_steps:
+        return None
+    t = trend(series)
+    if t is None or not (math.isfinite(t.first) and math.isfinite(t.last)) or abs(t.first) < 1e-8:
+        return None
+    drop = opts.stall_min_drop * abs(t.first)
+    if t.last < t.first - drop or t.z < -_SIGNIFICANT:
+        return None  # it falls
+    rising = t.last > t.first + drop and t.z > _SIGNIFICANT
+    trend_text = "rose" if rising else "stayed flat"
+    track = stats.optimizers.get(series.optimizer)
+    causes = stall_causes(stats, [track] if track is not None else list(stats.optimizers.values()))
+    not_meant_to_fall = series.graph.policy or book.adversarial(series)
+    if not_meant_to_fall:
+        if not causes:
+            return None  # a GAN or policy-gradient loss that does not fall is normal
+        severity = Severity.INFO
+    elif causes:
+        severity = None
+    else:
+        diverging = rising and t.z > _DIVERGING and t.last > t.first + opts.stall_rise * abs(t.first)
+        severity = None if diverging else Severity.INFO
+    if causes:
+        because = "The evidence points to: " + "; ".join(causes) + "."
+    else:
+        because = "Gradients flow and steps change the weights, so look at the data, the labels and the loss function."
+    if not_meant_to_fall:
+        kind = "a policy-gradient" if series.graph.policy else "an adversarial"
+        because += f" This is {kind} loss, which is not meant to fall steadily, so this is information only."
+    at, related = loss_place(stats, series.where)
+    return make(
         "GD306",
-        f"The loss {trend} over {stats.loss_steps} optimizer steps (mean {first:.4g} over the first {q}, "
-        f"{last:.4g} over the last {q}). {because}",
+        f"The loss {trend_text} over {series.count} optimizer steps (median {t.first:.4g} over the first {t.window}, "
+        f"{t.last:.4g} over the last {t.window}; step-to-step noise {t.noise:.2g}). {because}",
         severity=severity, related=related,
         **at.shown(),
-    )]
+    )
 
 
-def stall_causes(stats) -> list[str]:
+def stall_causes(stats, tracks: list) -> list[str]:
+    """What explains a stalled loss: the optimizer's steps (no gradient, lr 0, ratio), vanishing, the loop."""
     opts = stats.options
     causes = []
-    tracks = list(stats.optimizers.values())
     if tracks and all(t.no_grad_steps == t.steps for t in tracks):
         causes.append("no parameter has a gradient when the optimizer steps (GD104/GD202)")
     elif tracks and all(t.zero_grad_steps + t.no_grad_steps == t.steps for t in tracks):

@@ -39,6 +39,6 @@ RULE = Rule(
     name='backward-through-freed-graph',
     severity=Severity.ERROR,
     detected='R',
-    hint='Detach state carried across iterations (`hidden = hidden.detach()` at the start of each batch, truncated BPTT). If two losses really share one graph, add them and call `backward()` once; keep `retain_graph=True` for the rare case where you must backpropagate twice.',
+    hint='Detach state carried across iterations (`hidden = hidden.detach()` at the start of each batch, truncated BPTT; an LSTM state tuple element by element: `state = tuple(s.detach() for s in state)`). If two losses really share one graph, add them and call `backward()` once; keep `retain_graph=True` for the rare case where you must backpropagate twice.',
     doc=__doc__,
 )

@@ -27,6 +27,6 @@ RULE = Rule(
     name='frozen-parameter-in-optimizer',
     severity=Severity.INFO,
     detected='R',
-    hint='Pass only trainable parameters: `torch.optim.AdamW(p for p in model.parameters() if p.requires_grad)`.',
+    hint='Pass only trainable parameters, keeping your optimizer class and arguments: `(p for p in model.parameters() if p.requires_grad)` in place of `model.parameters()`. If every parameter is frozen, unfreeze the layers that should learn instead.',
     doc=__doc__,
 )

@@ -1,7 +1,20 @@
 """GD306 loss-not-decreasing (warning, detected at runtime).
 
 ## What it does
-Finds a loss that stays flat or rises over the observed window while optimizer steps happen.
+Finds a loss that stays flat or rises while optimizer steps happen.
+
+Each loss series is judged on its own: one `backward()` line and the optimizer stepped after it, so a second phase (a student
+trained after its teacher, with a new optimizer) or a second loss (a discriminator and a
+generator) is a series of its own. The first and last quarter of the series (at least 30 steps)
+are compared by their medians, against the series' own step-to-step noise.
+
+It is a warning only when a cause was found (no gradient reaches the optimized parameters, a
+learning rate of 0 or far off, vanishing gradients, a loop finding) or when a supervised loss
+clearly diverges. Losses that are not meant to fall steadily are at most info, and only with a
+cause: adversarial pairs (two optimizers over disjoint parameters where one loss runs through the
+other's parameters, as in a GAN) and policy-gradient losses (log-probabilities weighted by a
+return or an advantage). A flat loss with healthy gradients and no cause (a loss at its floor) is
+info.
 
 ## Why is this bad?
 Steps are taken, so something is being computed, but the model is not learning: a learning rate off by orders of magnitude, gradients that do not reach the weights, labels shuffled apart from their inputs.

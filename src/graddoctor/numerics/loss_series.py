@@ -1,0 +1,184 @@
+"""Loss series for GD306: one per backward site and the optimizer it drives.
+
+A training script can hold several losses that are not meant to fall together:
+a GAN's discriminator and generator losses, an actor's and a critic's, a teacher
+trained first and a student after it with a new optimizer. Each `backward()`
+line paired with the optimizer stepped after it is one series (a phase), judged
+on its own against its own step-to-step noise.
+
+What is kept per series is bounded: the first and last `WINDOW` per-step values
+(means of the step's micro-batches at that line), read back with the numerics
+readout that already happens once per step (no extra host synchronisation).
+The loss graph is walked once per series, at its first step, to know which
+parameters it reaches (an adversarial pair) and whether it is built from
+log-probabilities weighted by a constant (a policy-gradient loss).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, field
+
+from graddoctor.locate import Location
+
+WINDOW = 64
+_WALK_LIMIT = 5000  # nodes walked per series: enough for any loss head, bounded for huge graphs
+_LOG_DEPTH = 8  # how far below a product with a constant a log-likelihood op is looked for
+_LOG_OPS = ("LogBackward", "LogSoftmaxBackward", "LogsumexpBackward", "Log1pBackward", "XlogyBackward")
+
+
+@dataclass
+class GraphSummary:
+    reaches: frozenset = frozenset()  # ids of the leaves whose .grad the loss fills
+    policy: bool = False  # log-probabilities times a constant weight (REINFORCE, actor loss)
+
+
+@dataclass
+class Series:
+    where: Location  # the backward() line
+    optimizer: int  # id of the optimizer stepped after it
+    graph: GraphSummary
+    first: list = field(default_factory=list)
+    last: deque = field(default_factory=lambda: deque(maxlen=WINDOW))
+    count: int = 0  # optimizer steps with a finite loss from this line
+    first_step: int = 0  # session step numbers, to tell phases from concurrent losses
+    last_step: int = 0
+
+    def add(self, value: float, step: int) -> None:
+        if self.count == 0:
+            self.first_step = step
+        self.count += 1
+        self.last_step = step
+        if len(self.first) < WINDOW:
+            self.first.append(value)
+        self.last.append(value)
+
+
+@dataclass
+class Trend:
+    first: float  # median of the first window
+    last: float  # median of the last window
+    noise: float  # step-to-step noise (robust standard deviation)
+    z: float  # (last - first) over the standard error of that difference
+    window: int
+
+
+class LossSeriesBook:
+    """Every loss series of a run, fed from LayerStats' hot path with dictionary work only."""
+
+    def __init__(self) -> None:
+        self.series: dict[tuple, Series] = {}
+        self.params: dict[int, frozenset] = {}  # optimizer id -> ids of its parameters
+        self._roots: dict[tuple, object] = {}  # backward site -> the last loss node since the last step
+        self._graphs: dict[tuple, GraphSummary] = {}
+
+    def on_backward(self, where: Location, node) -> None:
+        if node is not None:
+            self._roots[(where.file, where.line)] = node
+
+    def on_step(self, optimizer: int, params: list) -> None:
+        if optimizer not in self.params:
+            self.params[optimizer] = frozenset(id(p) for p in params)
+        if self._roots:
+            for site, node in self._roots.items():
+                key = site + (optimizer,)
+                if key not in self._graphs:
+                    self._graphs[key] = summarize(node)
+            self._roots.clear()  # the graph nodes are not kept past the step
+
+    def add_reading(self, optimizer: int, losses: list, values: list[float]) -> None:
+        """One optimizer step's losses [(where, step)] and their values: one point per backward line."""
+        sums: dict[tuple, list] = {}
+        for value, (where, step) in zip(values, losses):
+            if math.isfinite(value):
+                entry = sums.setdefault((where.file, where.line), [where, step, 0.0, 0])
+                entry[1], entry[2], entry[3] = step, entry[2] + value, entry[3] + 1
+        for site, (where, step, total, n) in sums.items():
+            key = site + (optimizer,)
+            series = self.series.get(key)
+            if series is None:
+                series = self.series[key] = Series(where, optimizer, self._graphs.get(key, GraphSummary()))
+            series.add(total / n, step)
+
+    def adversarial(self, series: Series) -> bool:
+        """Another optimizer, trained at the same time, holds parameters this loss reaches, or the reverse.
+
+        A GAN's generator loss runs through the discriminator, whose optimizer pushes the other
+        way; the pair's losses are not meant to fall together.
+        """
+        mine = self.params.get(series.optimizer, frozenset())
+        for other in self.series.values():
+            if other.optimizer == series.optimizer or not _overlap(series, other):
+                continue
+            theirs = self.params.get(other.optimizer, frozenset())
+            if (series.graph.reaches & (theirs - mine)) or (other.graph.reaches & (mine - theirs)):
+                return True
+        return False
+
+
+def _overlap(a: Series, b: Series) -> bool:
+    return a.first_step <= b.last_step and b.first_step <= a.last_step
+
+
+def trend(series: Series, min_window: int = 4) -> Trend | None:
+    """Medians of the first and last quarter (at most WINDOW values each), scaled by the step-to-step noise."""
+    k = min(series.count // 4, WINDOW)
+    if k < min_window:
+        return None
+    first, last = series.first[:k], list(series.last)[-k:]
+    diffs = [abs(b - a) for w in (first, last) for a, b in zip(w, w[1:])]
+    # for independent noise of deviation s, |x[i+1] - x[i]| has median 0.954 s; a trend
+    # inside a window barely moves consecutive differences, unlike a window's spread
+    noise = _median(diffs) / 0.954
+    m1, m2 = _median(first), _median(last)
+    se = 1.2533 * noise * math.sqrt(2.0 / k)  # standard error of a difference of two medians
+    z = (m2 - m1) / se if se > 0 else (0.0 if m1 == m2 else math.copysign(math.inf, m2 - m1))
+    return Trend(m1, m2, noise, z, k)
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    n = len(ordered)
+    if n == 0:
+        return 0.0
+    return ordered[n // 2] if n % 2 else 0.5 * (ordered[n // 2 - 1] + ordered[n // 2])
+
+
+def summarize(root) -> GraphSummary:
+    """The leaves a loss graph reaches, and whether it weights log-probabilities by a constant."""
+    reaches, products = set(), []
+    seen, stack = {root}, [root]
+    while stack and len(seen) <= _WALK_LIMIT:
+        node = stack.pop()
+        variable = getattr(node, "variable", None)
+        if variable is not None:
+            reaches.add(id(variable))
+        children = [c for c, _ in node.next_functions]
+        if type(node).__name__ == "MulBackward0" and len(children) == 2 and (children[0] is None) != (children[1] is None):
+            products.append(children[0] or children[1])  # x * w with w a constant (a return, an advantage)
+        for child in children:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return GraphSummary(frozenset(reaches), any(_log_likelihood(node) for node in products))
+
+
+def _log_likelihood(start) -> bool:
+    """A log-probability near `start`: a log/log-softmax op, or a negated square (a Gaussian log-density)."""
+    level, seen, negated = [start], {start}, False
+    for _ in range(_LOG_DEPTH):
+        below = []
+        for node in level:
+            name = type(node).__name__
+            if name.startswith(_LOG_OPS):
+                return True
+            negated = negated or name == "NegBackward0"
+            if negated and name.startswith("PowBackward"):
+                return True
+            for child, _ in node.next_functions:
+                if child is not None and child not in seen:
+                    seen.add(child)
+                    below.append(child)
+        level = below
+    return False

@@ -1,0 +1,19 @@
+"""GD106: an encoder built in main() and never handed to the optimizer."""
+import torch
+from torch import nn
+
+
+def main():
+    torch.manual_seed(0)
+    encoder = nn.Sequential(nn.Linear(8, 32), nn.ReLU())
+    head = nn.Linear(32, 3)
+    optimizer = torch.optim.Adam(head.parameters(), lr=1e-3)
+    for step in range(12):
+        x, y = torch.randn(16, 8), torch.randint(0, 3, (16,))
+        loss = nn.functional.cross_entropy(head(encoder(x)), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+main()

@@ -1,0 +1,17 @@
+"""GD107 fixed as printed: the (h, c) state tuple detached element-wise at the start of each batch."""
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+lstm = nn.LSTM(input_size=8, hidden_size=16, batch_first=True)
+head = nn.Linear(16, 8)
+optimizer = torch.optim.Adam(list(lstm.parameters()) + list(head.parameters()), lr=1e-3)
+state = (torch.zeros(1, 4, 16), torch.zeros(1, 4, 16))
+for step in range(6):
+    state = tuple(s.detach() for s in state)
+    x = torch.randn(4, 12, 8)
+    output, state = lstm(x, state)
+    loss = nn.functional.mse_loss(head(output), x)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
