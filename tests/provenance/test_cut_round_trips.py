@@ -130,6 +130,20 @@ def test_requires_grad_true_on_the_rebuilt_tensor_names_both_lines(tmp_path, run
     assert "requires_grad_(True)" in found.message and "requires_grad_(True)" in found.hint
 
 
+def test_torch_tensor_of_a_list_with_requires_grad_true_names_both_lines(run_script):
+    helper = """
+
+def calibrate(pred):
+    values = pred.squeeze(1).tolist()
+    return torch.tensor([[v] for v in values], requires_grad=True)
+"""
+    ran = run_script({"train.py": (train := _loop("        pred = calibrate(pred)", helper))})
+    found = ran.only("GD104")
+    assert (found.file, found.line) == ("train.py", line_of(train, "values = pred.squeeze(1).tolist()"))
+    notes = {r.line: r.note for r in found.related}
+    assert "hides the cut" in notes[line_of(train, "requires_grad=True)")]
+
+
 def test_whole_model_frozen_by_requires_grad_false_names_that_line_and_the_model(run_script):
     train = HEADER + "model.requires_grad_(False)  # left from a feature-extraction experiment\n" + _loop("")[len(HEADER):]
     ran = run_script({"train.py": train})

@@ -277,6 +277,8 @@ class Recorder(TorchFunctionMode):
         if (kind is _FACTORY and (taint is not None or self._arrays) and args and isinstance(out, Tensor)
                 and not isinstance(args[0], Tensor)):  # torch.tensor(arr), torch.tensor(x.tolist())
             taint = self.rebuilt_from(args[0], out, getattr(func, "__name__", "tensor"), sys._getframe(1)) or taint
+            if taint is not None and out.requires_grad:  # torch.tensor(values, requires_grad=True)
+                self._revived(taint, sys._getframe(1))
         if pre is not None:
             self._after_inplace(args[0], pre, func)
         elif kind is _DATA_SET and args and isinstance(args[0], Tensor) and args[0].requires_grad:
@@ -430,11 +432,7 @@ class Recorder(TorchFunctionMode):
                     self._set_taint(target, rest)
                 else:
                     self._taint.pop(id(target), None)
-            chain = user_chain(frame, limit=1)
-            for cut_id in taint - frozen:
-                cut = self.cuts[cut_id]
-                if cut.revived is None and chain:
-                    cut.revived = chain[0]
+            self._revived(taint - frozen, frame)
             return
         if target.grad_fn is not None:
             return  # only a leaf can be frozen
@@ -454,6 +452,14 @@ class Recorder(TorchFunctionMode):
         cut.count += 1
         cut.frozen_ids.add(id(target))
         self._set_taint(target, taint | {cut.id})
+
+    def _revived(self, taint: frozenset, frame) -> None:
+        """A cut's copy was made to require grad: backward() will run and stop at it."""
+        chain = user_chain(frame, limit=1)
+        for cut_id in taint:
+            cut = self.cuts[cut_id]
+            if cut.revived is None and chain and cut.kind != FROZEN:
+                cut.revived = chain[0]
 
     # --- cuts -------------------------------------------------------------------------------
 
