@@ -188,6 +188,8 @@ def test_adam_left_at_adadelta_learning_rate_is_gd305_at_the_step_line(run_scrip
     assert (found.file, found.line) == ("train.py", line_of(ADAM, "optimizer.step()"))
     assert "Adam" in found.message and "lr=1" in found.message
     assert "1e-3" in found.hint
+    notes = {r.line: r.note for r in found.related}
+    assert "lr=1" in notes[line_of(ADAM, "optimizer = torch.optim.Adam(")]
 
 
 def test_adam_at_its_usual_learning_rate_is_silent(run_script):
