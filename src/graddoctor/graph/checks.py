@@ -124,7 +124,9 @@ def cut_history(cuts: list, backward: Location, step: int | None) -> Finding | N
             step=step,
             **at.shown(),
         )
-    cut = located[-1]
+    # A freeze explains a graph-less loss only when no op cut it: frozen parameters upstream of
+    # a detach() are not why the trainable ones lost their path.
+    cut = ([c for c in located if c.kind != "frozen"] or located)[-1]
     return make(
         "GD102",
         f"Every path from the parameters to the loss was cut: the value {cut.what()} here"
