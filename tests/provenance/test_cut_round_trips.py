@@ -150,7 +150,7 @@ def test_whole_model_frozen_by_requires_grad_false_names_that_line_and_the_model
     found = ran.only("GD102")
     assert (found.file, found.line) == ("train.py", line_of(train, "model.requires_grad_(False)"))
     assert "`model`" in found.message and "Regressor" in found.message
-    assert "requires_grad_(True)" in found.hint
+    assert "`model.requires_grad_(True)`" in found.hint
     assert line_of(train, "loss.backward()") in {r.line for r in found.related}
 
 
@@ -160,7 +160,7 @@ def test_parameters_frozen_one_by_one_in_a_loop(run_script):
     ran = run_script({"train.py": train})
     found = ran.only("GD102")
     assert (found.file, found.line) == ("train.py", line_of(train, "p.requires_grad = False"))
-    assert "`model`" in found.message
+    assert "`model`" in found.message and "`model.requires_grad_(True)`" in found.hint
 
 
 # --- near misses: correct programs that use the same operations ---------------------------------

@@ -238,7 +238,8 @@ class ProvenanceObserver(ExplainsErrors, Observer):
         found = [self.recorder.cuts[i] for i in sorted(ids)]
         for cut in found:
             if cut.kind == FROZEN and cut.frozen_ids:
-                cut.subject = _frozen_subject(cut, ModelIndex(self.session.models())) or cut.subject
+                cut.subject, cut.model_label = _frozen_subject(cut, ModelIndex(self.session.models()))
+                cut.subject = cut.subject or f"{len(cut.frozen_ids)} parameters"
         return found
 
     # --- GD109: .data writes between forward and backward --------------------------------------
@@ -278,20 +279,21 @@ class ProvenanceObserver(ExplainsErrors, Observer):
     def findings(self) -> list[Finding]:
         return list(self._found)
 
-def _frozen_subject(cut: Cut, index: ModelIndex) -> str:
-    """What a freeze covered, as the user names it: "all 4 parameters of `model`", or the names."""
+def _frozen_subject(cut: Cut, index: ModelIndex) -> tuple[str, str]:
+    """What a freeze covered, as the user names it ("all 4 parameters of `model`", or the
+    parameters' names), and the model's name when one model was frozen whole."""
     params = [index.params[i] for i in cut.frozen_ids if i in index.params]
     if not params:
-        return ""
+        return cut.subject, ""
     owners = {index.owner[id(p)] for p in params}
     whole = [label for label in sorted(owners)
              if all(id(p) in cut.frozen_ids for p in index.models[label].parameters())]
     if whole and len(whole) == len(owners):
         return " and ".join(
-            f"all {len(list(index.models[label].parameters()))} parameters of `{label}` "
-            f"({type(index.models[label]).__name__})" for label in whole)
+            f"all {len(list(index.models[label].parameters()))} parameters of `{label}`, "
+            f"a {type(index.models[label]).__name__}" for label in whole), whole[0] if len(whole) == 1 else ""
     names = sorted(index.name(p) for p in params)
-    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else ""), ""
 
 
 def _on_top(mode) -> bool:

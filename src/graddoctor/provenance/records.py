@@ -41,6 +41,7 @@ class Cut:
     revived: Location | None = None
     frozen_ids: set[int] = field(default_factory=set)  # FROZEN: the parameters it froze
     subject: str = ""  # FROZEN: what was frozen ("Net", "fc1.weight and 3 more")
+    model_label: str = ""  # FROZEN: the user's name of the model frozen whole ("model", "net")
 
     @property
     def grad_off(self) -> bool:
@@ -81,9 +82,9 @@ class Cut:
     def hint(self) -> str | None:
         """The fix when it differs from the rule's default one."""
         if self.kind == FROZEN:
+            undo = f"`{self.model_label}.requires_grad_(True)`" if self.model_label else "`requires_grad_(True)`"
             return (f"Remove `{self.op}` for the parameters you train (freeze only the part meant "
-                    "to stay fixed, e.g. a pretrained backbone), or undo it before training with "
-                    "`model.requires_grad_(True)`.")
+                    f"to stay fixed, e.g. a pretrained backbone), or undo it before training with {undo}.")
         if self.revived is not None:
             return ("Keep the computation in torch from the model's output to the loss (no `.numpy()` / "
                     "`.tolist()` / `torch.tensor(...)` copy), and remove the `requires_grad_(True)`: "
