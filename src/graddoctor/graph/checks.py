@@ -125,11 +125,14 @@ def cut_history(cuts: list, backward: Location, step: int | None) -> Finding | N
             step=step,
             **at.shown(),
         )
-    cut = located[-1]
+    # A freeze explains a graph-less loss only when no op cut it: frozen parameters upstream of
+    # a detach() are not why the trainable ones lost their path.
+    cut = ([c for c in located if c.kind != "frozen"] or located)[-1]
     return make(
         "GD102",
-        f"Every path from the parameters to the loss was cut: the value {cut.describe()} here, so the "
-        "loss has no grad_fn and backward() cannot reach any parameter.",
+        f"Every path from the parameters to the loss was cut: the value {cut.what()} here"
+        f"{cut.aftermath()}, so the loss has no grad_fn and backward() cannot reach any parameter.",
+        hint=cut.hint(),
         related=cut.related() + back,
         step=step,
         **cut.location.shown(),
@@ -298,7 +301,7 @@ def _without_gradient(
     )
     if cut is None:
         return make("GD104", message, subjects=names, step=step, related=related, **where.shown())
-    message += f" Their path to the loss {cut.describe()} at {cut.location}."
+    message += f" Their path to the loss {cut.what()} at {cut.location}{cut.aftermath()}."
     hint = None
     if cut.grad_off:
         hint = (
@@ -310,6 +313,7 @@ def _without_gradient(
         hint = "Remove the `.detach()` / `.data` on the training path (keep it only where the cut is meant: logging, targets, a GAN's discriminator step)."
     elif cut.kind == "number":
         hint = "Keep tensors as tensors on the training path; call `.item()` / `.tolist()` / `.numpy()` only for logging."
+    hint = cut.hint() or hint
     back = _related(where, "backward() called here")
     return make(
         "GD104", message, hint=hint, subjects=names, step=step,

@@ -56,6 +56,8 @@ class OptimizerTrack:
     lr_zero_steps: int = 0
     ratios: deque = field(default_factory=lambda: deque(maxlen=32))  # (ratio, lr) of the last measured steps
     max_lr: float = 0.0
+    kind: str = ""  # the optimizer's class name (GD305 judges adaptive ones on their first steps)
+    early: list = field(default_factory=list)  # (ratio, lr) of the first 3 measured steps
 
 
 @dataclass
@@ -145,7 +147,7 @@ class LayerStats(Observer):
     def before_step(self, event: StepEvent) -> None:
         self._drain(ready_only=True)
         optimizer = event.optimizer
-        track = self.optimizers.setdefault(id(optimizer), OptimizerTrack(where=event.where))
+        track = self.optimizers.setdefault(id(optimizer), OptimizerTrack(where=event.where, kind=type(optimizer).__name__))
         layout = self._layout(optimizer)
         self.loss_series.on_step(id(optimizer), layout.params)
         grads = [p.grad for p in layout.params]
@@ -337,6 +339,8 @@ class LayerStats(Observer):
         dt, wt = sum(d), sum(w)
         if wt > 0 and math.isfinite(dt):
             track.ratios.append((math.sqrt(dt / wt), reading.lr))
+            if len(track.early) < 3:
+                track.early.append(track.ratios[-1])
         self.measured += 1
 
     def loss_line(self, backward: Location) -> Location | None:

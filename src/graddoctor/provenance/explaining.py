@@ -12,6 +12,7 @@ import torch
 
 from graddoctor.finding import Finding, Related
 from graddoctor.graph.checks import cut_history
+from graddoctor.graph.naming import ModelIndex
 from graddoctor.locate import Location
 from graddoctor.provenance import carried
 from graddoctor.provenance.recorder import SITE
@@ -20,7 +21,7 @@ from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent
 
 _INPLACE_MESSAGE = re.compile(
-    r"\[(?P<type>[\w.]+) \[(?P<shape>[\d, ]*)\]\], which is output (?P<out>\d+) of (?P<node>\w+), "
+    r"\[(?P<type>[\w.]+) \[(?P<shape>[\d, ]*)\]\](?:, which is output (?P<out>\d+) of (?P<node>\w+),)? "
     r"is at version (?P<version>\d+); expected version (?P<expected>\d+)"
 )
 
@@ -149,7 +150,7 @@ class ExplainsErrors:
             return []
         shape = tuple(int(x) for x in found["shape"].replace(" ", "").split(",") if x)
         expected, version = int(found["expected"]), int(found["version"])
-        producer = _stem(found["node"])
+        producer = _stem(found["node"]) if found["node"] else None
         candidates = [
             e for e in self.recorder.inplace
             # PyTorch names the tensor's grad_fn as saved: its maker when an op saved its own
@@ -157,6 +158,17 @@ class ExplainsErrors:
             if e.shape == shape and not e.leaf and producer in {_stem(n) for n in (e.producer, e.after) if n}
             and e.version_before <= expected < e.version_after <= version
         ]
+        if not candidates:
+            # A parameter (or a view of it: a Linear saves `weight.t()`) edited under no_grad by
+            # the user's code or by an optimizer's step(): the version counter is shared with
+            # its views, so the versions and the element count identify it.
+            numel = _numel(shape)
+            candidates = [
+                e for e in self.recorder.inplace
+                if e.leaf and _numel(e.shape) == numel and e.version_before <= expected < e.version_after <= version
+            ]
+            if candidates:
+                return [self._edited_parameter(candidates[-1], shape, expected, version, found["node"])]
         if not candidates:
             return []
         edit = candidates[-1]
@@ -183,6 +195,45 @@ class ExplainsErrors:
                 **edit.location.shown(),
             )
         ]
+
+    def _edited_parameter(self, edit, shape: tuple, expected: int, version: int, node: str | None) -> Finding:
+        """GD108 when the edited tensor is a parameter: an optimizer step or a user's no_grad edit."""
+        index = ModelIndex(self.session.models())
+        param = index.params.get(edit.param_id) if edit.param_id is not None else None
+        name = f"`{index.name(param)}`" if param is not None else f"a parameter of shape {list(edit.shape)}"
+        saver = self._saving_node()
+        site = saver.metadata.get(SITE) if saver is not None else None
+        related: list[Related] = []
+        saved = ""
+        if site is not None:
+            saved_at = Location(site[0], site[1], None, site[2])
+            saved = f" (by `{type(saver).__name__}` at {saved_at})"
+            related += _related(saved_at, f"the forward pass saved {name} here")
+        event = self._failed_event()
+        backward = f"backward() at {event.where}" if event is not None else "backward()"
+        if event is not None:
+            related += _related(event.where, "backward() fails here")
+        if edit.optimizer is not None:
+            message = (
+                f"`{edit.location.source.strip() or 'step()'}` here ({edit.optimizer}) updated {name} in place "
+                f"(version {edit.version_before} to {edit.version_after}) after a forward pass had saved it for "
+                f"the backward pass{saved}; {backward} needs the values of that forward pass and refuses."
+            )
+            hint = (
+                "Run every backward() that goes through these parameters before this step() (for a GAN: "
+                "compute and backpropagate the generator loss before the discriminator's step, or recompute "
+                "the discriminator's output on the fake batch after its step), and step the optimizers after."
+            )
+        else:
+            message = (
+                f"`{edit.op}` here changed {name} in place under no_grad (version {edit.version_before} to "
+                f"{edit.version_after}) after a forward pass had saved it for the backward pass{saved}; "
+                f"{backward} needs its original values and refuses."
+            )
+            hint = ("Edit the parameter after backward() (after optimizer.step()) or before the forward pass, "
+                    "not between the two.")
+        return make("GD108", message, hint=hint, related=related, subjects=[name.strip("`")] if param is not None else [],
+                    step=edit.step, **edit.location.shown())
 
     def _saving_node(self):
         """The graph node whose saved tensor was edited: its unpacking fails the same way."""
@@ -227,6 +278,13 @@ class ExplainsErrors:
             )
         ]
 
+
+
+def _numel(shape: tuple) -> int:
+    out = 1
+    for n in shape:
+        out *= n
+    return out
 
 
 def _stem(node: str) -> str:

@@ -29,7 +29,7 @@ from graddoctor.graph.naming import ModelIndex
 from graddoctor.provenance import carried
 from graddoctor.provenance.explaining import ExplainsErrors, _loss_tensors, _related
 from graddoctor.provenance.recorder import Recorder
-from graddoctor.provenance.records import Cut
+from graddoctor.provenance.records import FROZEN, Cut, InplaceEdit
 from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
 from graddoctor.session.patches import Patcher
@@ -53,6 +53,7 @@ class ProvenanceObserver(ExplainsErrors, Observer):
         self.escalation: str | None = None  # None, "pending", "open" or "done": once per session
         self.escalation_reason = ""
         self._ever_active = False
+        self._versions: list[tuple[torch.Tensor, int]] = []  # params of the step under way, with versions
 
     # --- lifetime -----------------------------------------------------------------------------
 
@@ -89,7 +90,7 @@ class ProvenanceObserver(ExplainsErrors, Observer):
         def wrap_from_numpy(original):
             def from_numpy(array):
                 out = original(array)
-                recorder.tainted_from_number(array, out)
+                recorder.tainted_from_number(array, out, sys._getframe(1))
                 return out
             return from_numpy
 
@@ -200,9 +201,19 @@ class ProvenanceObserver(ExplainsErrors, Observer):
         if self._active and not self._suspended and _on_top(self.recorder):
             self.recorder.__exit__(None, None, None)
             self._suspended = True
+        if self._active:
+            # The step edits the parameters in place: GD108 names it when a graph built before
+            # it saved one of them (a GAN stepping opt_D before G_loss.backward()).
+            self._versions = [(p, p._version) for group in event.optimizer.param_groups for p in group["params"]]
 
     def after_step(self, event: StepEvent) -> None:
         self.recorder.step = self.session.step
+        versions, self._versions = self._versions, []
+        for param, before in versions:
+            if param._version != before:
+                self.recorder.inplace.append(InplaceEdit(
+                    "step", event.where, [event.where], tuple(param.shape), before, param._version, None, True,
+                    event.step, optimizer=type(event.optimizer).__name__, param_id=id(param)))
         self._resume()
         if self.escalation == "pending":
             self._open_window()
@@ -224,7 +235,12 @@ class ProvenanceObserver(ExplainsErrors, Observer):
         ids: set[int] = set()
         for tensor in _loss_tensors(loss):
             ids |= self.recorder.taint_of(tensor)
-        return [self.recorder.cuts[i] for i in sorted(ids)]
+        found = [self.recorder.cuts[i] for i in sorted(ids)]
+        for cut in found:
+            if cut.kind == FROZEN and cut.frozen_ids:
+                cut.subject, cut.model_label = _frozen_subject(cut, ModelIndex(self.session.models()))
+                cut.subject = cut.subject or f"{len(cut.frozen_ids)} parameters"
+        return found
 
     # --- GD109: .data writes between forward and backward --------------------------------------
 
@@ -262,6 +278,23 @@ class ProvenanceObserver(ExplainsErrors, Observer):
 
     def findings(self) -> list[Finding]:
         return list(self._found)
+
+def _frozen_subject(cut: Cut, index: ModelIndex) -> tuple[str, str]:
+    """What a freeze covered, as the user names it ("all 4 parameters of `model`", or the
+    parameters' names), and the model's name when one model was frozen whole."""
+    params = [index.params[i] for i in cut.frozen_ids if i in index.params]
+    if not params:
+        return cut.subject, ""
+    owners = {index.owner[id(p)] for p in params}
+    whole = [label for label in sorted(owners)
+             if all(id(p) in cut.frozen_ids for p in index.models[label].parameters())]
+    if whole and len(whole) == len(owners):
+        return " and ".join(
+            f"all {len(list(index.models[label].parameters()))} parameters of `{label}`, "
+            f"a {type(index.models[label]).__name__}" for label in whole), whole[0] if len(whole) == 1 else ""
+    names = sorted(index.name(p) for p in params)
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else ""), ""
+
 
 def _on_top(mode) -> bool:
     from torch.overrides import _get_current_function_mode_stack

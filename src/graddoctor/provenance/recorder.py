@@ -27,6 +27,7 @@ from graddoctor.provenance.frames import Region, body_location, find_region, use
 from graddoctor.provenance.records import (
     DATA,
     DETACH,
+    FROZEN,
     GRAD_OFF,
     NON_DIFFERENTIABLE,
     NUMBER,
@@ -45,7 +46,8 @@ _is_inference = torch.is_inference_mode_enabled
 _is_compiling = torch.compiler.is_compiling
 
 # What an op is, decided once per function object.
-_PLAIN, _INPLACE, _NUMBER, _DETACH, _DATA_GET, _DATA_SET, _SET_GRAD, _FACTORY, _ATTRIBUTE, _STEP_FN, _BOUNDED = range(11)
+(_PLAIN, _INPLACE, _NUMBER, _DETACH, _DATA_GET, _DATA_SET, _SET_GRAD, _FACTORY, _ATTRIBUTE, _STEP_FN, _BOUNDED,
+ _REQUIRES_GRAD) = range(12)
 _NUMBER_OPS = {"item", "tolist", "numpy", "__float__", "__int__", "__index__"}
 _FACTORIES = {"tensor", "as_tensor", "asarray", "from_numpy", "Tensor"}
 _INPLACE_DUNDERS = {"__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
@@ -62,6 +64,9 @@ def _classify(func) -> int:
     owner = getattr(func, "__self__", None)
     if owner is _DATA:
         return _DATA_GET if getattr(func, "__name__", "") == "__get__" else _DATA_SET
+    if getattr(func, "__name__", "") == "requires_grad_" or (
+            getattr(func, "__name__", "") == "__set__" and getattr(owner, "__name__", "") == "requires_grad"):
+        return _REQUIRES_GRAD  # `requires_grad_(...)` and `t.requires_grad = ...`
     if getattr(func, "__name__", "") in ("__get__", "__set__", "__delete__"):
         return _ATTRIBUTE  # .grad, .shape, .requires_grad...: reading an attribute cuts nothing
     if func is torch._C._set_grad_enabled:
@@ -107,6 +112,28 @@ def _closing(frame) -> bool:
             return True
         frame = frame.f_back
     return False
+def _shape_of(value: object) -> tuple | None:
+    """An array's shape, or a list's length, as a key to match a rebuilt tensor against."""
+    shape = getattr(value, "shape", None)
+    if shape is not None and not isinstance(value, Tensor):
+        return ("array", tuple(shape))
+    if type(value) is list:
+        return ("list", len(value))
+    return None
+
+
+def _module_freezing(frame):
+    """The module whose `requires_grad_(False)` is running, when a Module method called this."""
+    from torch import nn
+
+    while frame is not None and not _user_file(frame.f_code.co_filename):
+        owner = frame.f_locals.get("self") if frame.f_code.co_name == "requires_grad_" else None
+        if isinstance(owner, nn.Module):
+            return owner
+        frame = frame.f_back
+    return None
+
+
 def _first_non_finite(tensors) -> str | None:
     """'nan', 'inf' or '-inf' for the first floating tensor holding one, else None (one sync each)."""
     for t in tensors:
@@ -130,6 +157,10 @@ _MAX_WALKS_PER_SITE = 3
 # is zero on every step, so those steps show its cause, and later steps pay nothing.
 ZERO_WATCH_STEPS = 3
 _MAX_NUMBERS = 256
+# Arrays and lists made from a cut's values, by shape: a numpy op in between (np.clip, arr * 2)
+# makes a new array whose identity says nothing, so a tensor rebuilt from an array of the same
+# shape soon after is taken as the round trip's end.
+_MAX_ARRAYS = 16
 
 
 class Recorder(TorchFunctionMode):
@@ -142,10 +173,11 @@ class Recorder(TorchFunctionMode):
         self._sites: dict[tuple, Cut] = {}
         self._taint: dict[int, tuple[weakref.ref, frozenset]] = {}
         self._numbers: dict[int, tuple[object, frozenset]] = {}
+        self._arrays: deque[tuple[tuple, frozenset]] = deque(maxlen=_MAX_ARRAYS)
         self._region: Region | None = None  # the open grad-off region, if any
         self._shelved: list[Region | None] = []  # regions suspended by enable_grad()
         self.inference_regions: list[Region] = []
-        self.inplace: deque[InplaceEdit] = deque(maxlen=512)
+        self.inplace: deque[InplaceEdit] = deque(maxlen=2048)  # optimizer steps add one per parameter
         self._data_of: dict[int, tuple[weakref.ref, int]] = {}
         self.data_writes: list[DataWrite] = []
         self.births: dict[int, tuple[weakref.ref, InferenceBirth]] = {}
@@ -178,6 +210,13 @@ class Recorder(TorchFunctionMode):
             before = _is_grad_enabled()
             out = func(*args, **kwargs)
             self._grad_switch(before, _is_grad_enabled(), sys._getframe(1))
+            return out
+        if kind is _REQUIRES_GRAD:
+            target = args[0] if args and isinstance(args[0], Tensor) else None
+            before = target.requires_grad if target is not None else False
+            out = func(*args, **kwargs)
+            if target is not None and target.requires_grad != before:
+                self._requires_grad_set(target, sys._getframe(1))
             return out
         pre = None
         if kind is _INPLACE and args and isinstance(args[0], Tensor):
@@ -214,6 +253,10 @@ class Recorder(TorchFunctionMode):
                         if seen is not None and seen[0]() is a:
                             taint = seen[1] if taint is None or taint is seen[1] else taint | seen[1]
                 elif type(a) is list or type(a) is tuple:
+                    if numbers and id(a) in numbers:  # torch.tensor(x.tolist())
+                        more = self._number_taint(a)
+                        if more is not None:
+                            taint = more if taint is None else taint | more
                     for b in a:
                         if isinstance(b, Tensor):
                             if b.requires_grad:
@@ -231,6 +274,11 @@ class Recorder(TorchFunctionMode):
                     if more is not None:
                         taint = more if taint is None else taint | more
 
+        if (kind is _FACTORY and (taint is not None or self._arrays) and args and isinstance(out, Tensor)
+                and not isinstance(args[0], Tensor)):  # torch.tensor(arr), torch.tensor(x.tolist())
+            taint = self.rebuilt_from(args[0], out, getattr(func, "__name__", "tensor"), sys._getframe(1)) or taint
+            if taint is not None and out.requires_grad:  # torch.tensor(values, requires_grad=True)
+                self._revived(taint, sys._getframe(1))
         if pre is not None:
             self._after_inplace(args[0], pre, func)
         elif kind is _DATA_SET and args and isinstance(args[0], Tensor) and args[0].requires_grad:
@@ -318,6 +366,9 @@ class Recorder(TorchFunctionMode):
         if len(self._numbers) >= _MAX_NUMBERS:
             self._numbers.pop(next(iter(self._numbers)))
         self._numbers[id(value)] = (held, taint)
+        shape = _shape_of(value)
+        if shape is not None:
+            self._arrays.append((shape, taint))
 
     def _number_taint(self, value: object) -> frozenset | None:
         seen = self._numbers.get(id(value))
@@ -333,11 +384,82 @@ class Recorder(TorchFunctionMode):
             return seen[1] if seen is not None and seen[0]() is value else frozenset()
         return self._number_taint(value) or frozenset()
 
-    def tainted_from_number(self, value: object, out: Tensor) -> None:
+    def tainted_from_number(self, value: object, out: Tensor, frame=None) -> None:
         """A tensor built from a recorded number or array (torch.from_numpy) carries its taint."""
-        taint = self.taint_of(value)
+        taint = self.taint_of(value) or self.rebuilt_from(value, out, "torch.from_numpy", frame)
         if taint:
             self._set_taint(out, taint)
+
+    def rebuilt_from(self, value: object, out: Tensor, how: str, frame) -> frozenset | None:
+        """The cuts behind an array or list a new tensor is built from, noting where it was built.
+
+        Found by identity (the `.numpy()` result itself, or a view of it through `.base`), else
+        by shape among the last arrays made from cut values: `np.clip(arr, ...)` is a new array.
+        """
+        taint = self.taint_of(value)
+        base = getattr(value, "base", None)
+        while not taint and base is not None and not isinstance(base, (bytes, memoryview)):
+            taint, base = self.taint_of(base), getattr(base, "base", None)
+        if not taint:
+            shape = _shape_of(value)
+            if shape is None:
+                return None
+            taint = next((t for s, t in reversed(self._arrays) if s == shape), None)
+            if not taint:
+                return None
+        chain = user_chain(frame) if frame is not None else []
+        if chain:
+            if not how.startswith("torch."):
+                how = f"torch.{how}(...)"
+            elif not how.endswith(")"):
+                how += "(...)"
+            for cut_id in taint:
+                cut = self.cuts[cut_id]
+                if cut.rebuilt is None and cut.kind != FROZEN:
+                    cut.rebuilt = (chain[0], how)
+        return taint
+
+    # --- requires_grad set by hand ---------------------------------------------------------------
+
+    def _requires_grad_set(self, target: Tensor, frame) -> None:
+        """A parameter frozen (a FROZEN cut, carried like any cut), or a cut's copy made a leaf."""
+        taint = self.taint_of(target)
+        if target.requires_grad:
+            frozen = frozenset(i for i in taint if self.cuts[i].kind == FROZEN)
+            if frozen:  # unfrozen again: its later results owe nothing to the freeze
+                rest = taint - frozen
+                if rest:
+                    self._set_taint(target, rest)
+                else:
+                    self._taint.pop(id(target), None)
+            self._revived(taint - frozen, frame)
+            return
+        if target.grad_fn is not None:
+            return  # only a leaf can be frozen
+        chain = user_chain(frame)
+        if not chain:
+            return
+        here = chain[0]
+        key = (FROZEN, here.file, here.line)
+        cut = self._sites.get(key)
+        if cut is None:
+            owner = _module_freezing(frame)
+            op = "requires_grad = False" if "requires_grad =" in here.source else "requires_grad_(False)"
+            cut = Cut(id=len(self.cuts), kind=FROZEN, op=op, location=here, chain=chain,
+                      subject=f"all parameters of {type(owner).__name__}" if owner is not None else "")
+            self.cuts.append(cut)
+            self._sites[key] = cut
+        cut.count += 1
+        cut.frozen_ids.add(id(target))
+        self._set_taint(target, taint | {cut.id})
+
+    def _revived(self, taint: frozenset, frame) -> None:
+        """A cut's copy was made to require grad: backward() will run and stop at it."""
+        chain = user_chain(frame, limit=1)
+        for cut_id in taint:
+            cut = self.cuts[cut_id]
+            if cut.revived is None and chain and cut.kind != FROZEN:
+                cut.revived = chain[0]
 
     # --- cuts -------------------------------------------------------------------------------
 
@@ -478,6 +600,7 @@ class Recorder(TorchFunctionMode):
             InplaceEdit(
                 name, chain[0], chain, tuple(target.shape), version, target._version, producer, leaf, self.step,
                 type(target.grad_fn).__name__ if target.grad_fn is not None else None,
+                param_id=id(target) if leaf else None,
             )
         )
 

@@ -18,6 +18,7 @@ DATA = "data"
 NUMBER = "number"
 REWRAP = "rewrap"
 NON_DIFFERENTIABLE = "non-differentiable"
+FROZEN = "frozen"  # not a cut of a path: the parameters themselves were set to requires_grad=False
 
 
 @dataclass
@@ -33,6 +34,14 @@ class Cut:
     region_how: str = ""
     param_ids: set[int] = field(default_factory=set)  # leaves that fed the cut's input
     count: int = 0
+    # A numpy or list round trip: where a new tensor was built from the cut's values.
+    rebuilt: tuple[Location, str] | None = None
+    # `requires_grad_(True)` / `.requires_grad = True` set on the cut's output: backward() then
+    # runs, and stops at that new leaf.
+    revived: Location | None = None
+    frozen_ids: set[int] = field(default_factory=set)  # FROZEN: the parameters it froze
+    subject: str = ""  # FROZEN: what was frozen ("Net", "fc1.weight and 3 more")
+    model_label: str = ""  # FROZEN: the user's name of the model frozen whole ("model", "net")
 
     @property
     def grad_off(self) -> bool:
@@ -40,6 +49,10 @@ class Cut:
 
     def describe(self) -> str:
         """The cut in a few words, for messages ("`.detach()`", "torch.no_grad()" ...)."""
+        return self.what() + self.aftermath()
+
+    def what(self) -> str:
+        """How the cut was made, said of the value ("was cut by `.detach()`")."""
         if self.kind == GRAD_OFF:
             return f"ran under {self.region_how}"
         if self.kind == DETACH:
@@ -50,11 +63,42 @@ class Cut:
             return f"was turned into a Python number by `.{self.op}()`"
         if self.kind == REWRAP:
             return f"was re-wrapped by `torch.{self.op}(...)`, which copies values without history"
+        if self.kind == FROZEN:
+            what = f" ({self.subject})" if self.subject else ""
+            return f"was computed only from parameters frozen by `{self.op}`{what}"
         return f"went through `{self.op}`, which has no gradient"
+
+    def aftermath(self) -> str:
+        """What the user did with the cut value next: a rebuilt tensor, requires_grad_(True)."""
+        out = ""
+        if self.rebuilt is not None:
+            out += (f" and rebuilt as a new tensor without history by `{self.rebuilt[1]}` at "
+                    f"{self.rebuilt[0]} (a round trip through numpy or Python values)")
+        if self.revived is not None:
+            out += (f"; `requires_grad_(True)` at {self.revived} only makes that copy a new leaf, so "
+                    "backward() runs but stops there and no gradient reaches the parameters")
+        return out
+
+    def hint(self) -> str | None:
+        """The fix when it differs from the rule's default one."""
+        if self.kind == FROZEN:
+            undo = f"`{self.model_label}.requires_grad_(True)`" if self.model_label else "`requires_grad_(True)`"
+            return (f"Remove `{self.op}` for the parameters you train (freeze only the part meant "
+                    f"to stay fixed, e.g. a pretrained backbone), or undo it before training with {undo}.")
+        if self.revived is not None:
+            return ("Keep the computation in torch from the model's output to the loss (no `.numpy()` / "
+                    "`.tolist()` / `torch.tensor(...)` copy), and remove the `requires_grad_(True)`: "
+                    "it hides the cut instead of repairing it.")
+        return None
 
     def related(self) -> list[Related]:
         """The lines around the cut: where grad mode went off, and the calls leading to it."""
         out: list[Related] = []
+        for loc, note in ((self.rebuilt[0] if self.rebuilt else None, "new tensor without history built here"),
+                          (self.revived, "requires_grad_(True) here hides the cut: backward() stops at this leaf")):
+            if loc is not None and loc.file:
+                shown = loc.shown()
+                out.append(Related(shown["file"], shown["line"], note))
         if self.region_entry is not None and self.region_entry.file:
             shown = self.region_entry.shown()
             out.append(Related(shown["file"], shown["line"], f"gradient recording turned off here by {self.region_how}"))
@@ -80,6 +124,8 @@ class InplaceEdit:
     leaf: bool  # a leaf that requires grad (a parameter)
     step: int
     after: str | None = None  # its grad_fn class after the edit, e.g. "AddBackward0"
+    optimizer: str | None = None  # an optimizer's step() made the edit (its class name)
+    param_id: int | None = None  # the parameter edited (leaf edits)
 
 
 @dataclass

@@ -49,8 +49,23 @@ def related(loc: Location, note: str) -> list[Related]:
 
 
 def vanishing_layers(stats) -> list[str]:
-    """Layers judged on 3 or more steps whose gradients vanished on at least half of them."""
-    return [stats.layer_name(k) for k, t in stats.layers.items() if t.judged >= 3 and t.vanishing * 2 >= t.judged]
+    """Layers judged on 3 or more steps whose gradients vanished on at least half of them.
+
+    Embedding tables are left out: only the rows of the batch's tokens get a gradient, so
+    their per-element RMS is diluted by the vocabulary size (a 5000-word table measured
+    5e-3 of the reference in a healthy transformer), which says nothing about depth.
+    """
+    low = [k for k, t in stats.layers.items() if t.judged >= 3 and t.vanishing * 2 >= t.judged]
+    if not low:
+        return []
+    from torch import nn
+
+    try:
+        tables = {id(m) for model in stats.session.models().values() for m in model.modules()
+                  if isinstance(m, (nn.Embedding, nn.EmbeddingBag))}
+    except Exception:
+        tables = set()
+    return [stats.layer_name(k) for k in low if k not in tables]
 
 
 def loop_saw(stats, code: str) -> bool:

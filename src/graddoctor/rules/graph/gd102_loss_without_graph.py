@@ -1,7 +1,9 @@
 """GD102 loss-without-graph (error, detected at runtime and statically).
 
 ## What it does
-Finds a loss with no `grad_fn` because every path from the parameters to it was cut by an operation: `detach()`, `.data`, a numpy round trip, `torch.tensor(t)` re-wrapping, or a non-differentiable op (argmax, round, comparison, integer cast). When grad mode was off instead, GD110 is reported.
+Finds a loss with no `grad_fn` because every path from the parameters to it was cut by an operation: `detach()`, `.data`, a numpy round trip, `torch.tensor(t)` re-wrapping, or a non-differentiable op (argmax, round, comparison, integer cast).
+
+In deep mode the finding names the cut's line; for a numpy or list round trip (`.detach().cpu().numpy()` then `torch.from_numpy(...)` / `torch.tensor(...)`, `torch.tensor(x.tolist())`) also the line that rebuilt a tensor without history, and for a model whose parameters were all frozen (`model.requires_grad_(False)`, `p.requires_grad = False` in a loop) the line that froze them and the model. When grad mode was off instead, GD110 is reported.
 
 ## Why is this bad?
 `loss.backward()` raises `RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn`, or, where the user added `requires_grad=True` to silence that, runs and computes no gradient for any parameter.

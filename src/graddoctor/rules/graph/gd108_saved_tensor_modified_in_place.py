@@ -3,6 +3,8 @@
 ## What it does
 Finds the in-place operation that changed a tensor autograd had saved for the backward pass (PyTorch's "modified by an inplace operation" error), and names its line.
 
+When the tensor is a parameter (or a view of one, as the `weight.t()` a Linear layer saves), the edit is often not an `x.op_()` at all: an optimizer's `step()` that ran between the forward pass and this backward pass (a GAN calling `opt_D.step()` before `G_loss.backward()`), or an edit under `torch.no_grad()` such as a max-norm constraint applied before backward; the finding then names that `step()` or that edit, and the parameter.
+
 ## Why is this bad?
 The backward pass needs the saved value to compute gradients; after the in-place edit it would compute wrong ones, so PyTorch refuses with `RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation`, without saying where the edit happened.
 

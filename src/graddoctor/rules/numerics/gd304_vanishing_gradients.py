@@ -3,6 +3,8 @@
 ## What it does
 Finds layers whose gradients are orders of magnitude below those of the rest of the model.
 
+Judged per element (gradient RMS) against the upper quartile of the layers, on every measured step: a layer below 3e-3 of it on at least half of 3 or more steps is reported (`vanish_ratio`). Healthy networks measured (deep ReLU MLPs, residual LayerNorm nets, transformers) keep every layer above 1e-2; a 6-layer sigmoid MLP's first layer sits near 1e-3. Embedding tables are not judged: only the rows of the batch's tokens get a gradient, which dilutes their per-element RMS by the vocabulary size.
+
 ## Why is this bad?
 Those layers, usually the early ones, barely move: the network trains like a much shallower one. In the example below, the first of 20 sigmoid layers gets a gradient more than ten orders of magnitude smaller than the last.
 
