@@ -76,6 +76,8 @@ class LossDataObserver(Observer):
         try:
             if self.constant._probe is not None:
                 self.constant.on_loss_call()
+            if self._pending:  # an earlier call's values: read one call later, never in the call that made them
+                self._drain()
             count = self.calls.get(name, 0)
             self.calls[name] = count + 1
             if count >= self.first and count % self.every:
@@ -116,7 +118,8 @@ class LossDataObserver(Observer):
             sizes.append(len(values))
         stacked = torch.stack([p.detach().float() for p in parts])
         self._pending.append((Readout(stacked), call, list(zip(judges, sizes))))
-        self._drain(wait=len(self._pending) > _MAX_PENDING)
+        if len(self._pending) > _MAX_PENDING:
+            self._drain(wait=True)
 
     def _drain(self, wait: bool = False) -> None:
         while self._pending and (wait or self._pending[0][0].ready()):
