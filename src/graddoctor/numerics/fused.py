@@ -49,8 +49,7 @@ class NormPlan:
             stacked = torch.stack([grads[k] for k in ks])
             out.append(torch.linalg.vector_norm(stacked.reshape(len(ks), -1), dim=1).float())
         if self.single:
-            parts = torch._foreach_norm([grads[k] for k in self.single])
-            out.append(join([p.reshape(1) for p in parts]))
+            out.append(stack(list(torch._foreach_norm([grads[k] for k in self.single]))))
         return out
 
 
@@ -72,8 +71,8 @@ class NormPlan:
         if self.single:
             old = before[len(self.groups):]
             now = [tensors[k] for k in self.single]
-            delta.append(join([t.reshape(1) for t in torch._foreach_norm(torch._foreach_sub(now, old))]))
-            weight.append(join([t.reshape(1) for t in torch._foreach_norm(old)]))
+            delta.append(stack(list(torch._foreach_norm(torch._foreach_sub(now, old)))))
+            weight.append(stack(list(torch._foreach_norm(old))))
         return delta + weight
 
 
@@ -84,4 +83,14 @@ def join(tensors: list[torch.Tensor]) -> torch.Tensor:
     except RuntimeError:
         device = tensors[0].device
         out = torch.cat([t.to(device=device, dtype=torch.float32) for t in tensors])
+    return out if out.dtype == torch.float32 else out.float()
+
+
+def stack(tensors: list[torch.Tensor]) -> torch.Tensor:
+    """Stack 0-d results that may differ in dtype (bf16 grads with fp32 ones) or device, as float32."""
+    try:
+        out = torch.stack(tensors)  # promotes mixed dtypes; fails only across devices
+    except RuntimeError:
+        device = tensors[0].device
+        out = torch.stack([t.to(device=device, dtype=torch.float32) for t in tensors])
     return out if out.dtype == torch.float32 else out.float()

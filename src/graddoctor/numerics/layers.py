@@ -21,7 +21,7 @@ import torch
 from graddoctor.finding import Finding
 from graddoctor.locate import NOWHERE, Location
 from graddoctor.graph.naming import ModelIndex
-from graddoctor.numerics.fused import NormPlan, join
+from graddoctor.numerics.fused import NormPlan, join, stack
 from graddoctor.numerics.layout import Layout, layer_names_now
 from graddoctor.numerics.options import NumericsOptions
 from graddoctor.numerics.readout import Readout
@@ -171,7 +171,7 @@ class LayerStats(Observer):
             # gradient (fused.py), then the losses and clip norms
             norms, positions = self._norms(layout, positions, grads)
             extra = [t.reshape(()) for t, _, _ in losses] + [c.reshape(()) for c in clips]
-            pieces = norms + ([_stack(extra)] if extra else [])
+            pieces = norms + ([stack(extra)] if extra else [])
             readout = Readout(join(pieces)) if pieces else None
             if self._ratio_due(track.steps):
                 live = [i for i, p in enumerate(layout.params) if p.requires_grad]
@@ -210,7 +210,7 @@ class LayerStats(Observer):
                 grads = [g for g in grads if not g.is_sparse]
                 if not grads:
                     return [], positions
-            return [join([t.reshape(1) for t in torch._foreach_norm(grads)])], positions
+            return [stack(list(torch._foreach_norm(grads)))], positions
 
     def _plan(self, layout: Layout, positions: list[int]) -> NormPlan:
         key = self._plan_key(layout, positions)
@@ -252,7 +252,7 @@ class LayerStats(Observer):
     def _flush_losses(self) -> None:
         losses, self._losses = self._losses, []
         with torch.no_grad():
-            readout = Readout(_stack([t.reshape(()) for t, _, _ in losses]))
+            readout = Readout(stack([t.reshape(()) for t, _, _ in losses]))
         self._pending.append(_Reading(self.loss_steps, -1, None, set(), readout, [(w, s) for _, w, s in losses], 0))
 
     # --- off the hot path: turning readings into judgements -------------------------------------
@@ -470,14 +470,3 @@ def _per_layer(layout: Layout, positions: list[int], norms: list[float]) -> list
         prev = out[i]
         out[i] = norm * norm if prev is None else prev + norm * norm
     return out
-
-
-def _stack(tensors: list[torch.Tensor], device: torch.device | None = None) -> torch.Tensor:
-    """Stack 0-d results that may differ in dtype (bf16 grads with fp32 ones) as float32."""
-    if device is None:
-        try:
-            out = torch.stack(tensors)  # promotes mixed dtypes; fails only across devices
-            return out if out.dtype == torch.float32 else out.float()
-        except RuntimeError:
-            device = tensors[0].device
-    return torch.stack([t.to(device=device, dtype=torch.float32) for t in tensors])
