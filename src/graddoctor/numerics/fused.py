@@ -78,19 +78,18 @@ class NormPlan:
 
 def join(tensors: list[torch.Tensor]) -> torch.Tensor:
     """Concatenate 1-D results that may differ in dtype or device, as float32 on the first one's device."""
-    try:
-        out = torch.cat(tensors)  # promotes mixed dtypes; fails only across devices
-    except RuntimeError:
-        device = tensors[0].device
-        out = torch.cat([t.to(device=device, dtype=torch.float32) for t in tensors])
-    return out if out.dtype == torch.float32 else out.float()
+    return _float32(torch.cat, tensors)
 
 
 def stack(tensors: list[torch.Tensor]) -> torch.Tensor:
     """Stack 0-d results that may differ in dtype (bf16 grads with fp32 ones) or device, as float32."""
+    return _float32(torch.stack, tensors)
+
+
+def _float32(combine, tensors: list[torch.Tensor]) -> torch.Tensor:
     try:
-        out = torch.stack(tensors)  # promotes mixed dtypes; fails only across devices
+        out = combine(tensors)  # promotes mixed dtypes; fails only across devices
     except RuntimeError:
         device = tensors[0].device
-        out = torch.stack([t.to(device=device, dtype=torch.float32) for t in tensors])
+        out = combine([t.to(device=device, dtype=torch.float32) for t in tensors])
     return out if out.dtype == torch.float32 else out.float()
