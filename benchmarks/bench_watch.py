@@ -1,20 +1,34 @@
 """Cost of watch(): ms per training step and the ratio to a plain step, side by side.
 
-Variants: plain, watch(), watch(deep=True), torch.autograd.detect_anomaly().
-Workloads: GPT-2 from a config (4 layers, width 256, batch 8 x 128 tokens,
-AdamW); a 4-conv CNN (batch 64, 32x32, SGD with momentum); 24 blocks of
-Linear(64, 64) + LayerNorm + GELU (batch 32, Adam), dispatch-bound.
+Variants: plain, watch() (every check, the loss/data checks GD501-GD505 included),
+watch() without the loss/data observer (their own cost is the ratio of the two),
+watch(deep=True), torch.autograd.detect_anomaly(). Workloads: GPT-2 from a config
+(4 layers, width 256, batch 8 x 128 tokens, AdamW); a 4-conv CNN (batch 64,
+32x32, SGD with momentum); 24 blocks of Linear(64, 64) + LayerNorm + GELU (batch
+32, Adam), dispatch-bound.
 
-The variants run interleaved (A B C D D C B A ...) and each figure is the
-median over rounds of a short block's mean step time, because this machine is shared
-and noisy. Each watch variant keeps one session across rounds (attached for its
-blocks only), so sampled work (graph walks, GD207 windows) is amortised as in a
-real run. `python benchmarks/bench_watch.py [--rounds N] [--steps N] [--only NAME] [--threads N]`.
+Two measurements per workload:
+Times are CPU time of the process on CPU (torch pinned to one thread), so that
+other jobs on a shared machine do not count, and wall time on CUDA.
+
+- steady state: the variants run interleaved (A B C D E E D C B A ...) and each
+  figure is the median over rounds of a short block's mean step time. Each watch
+  variant keeps one session across rounds (attached for its blocks only, after its
+  first steps), so sampled work (graph walks, GD207 windows) is amortised as in a
+  real run;
+- session start: a fresh watch() (made, attached, and its first 4 steps) against
+  4 plain steps, interleaved, median over rounds.
+
+Runs on CPU, and also on CUDA when a GPU is present (`--device cuda` for that
+only): there each block ends with `torch.cuda.synchronize()`, so a host sync
+that watch() would add shows as lost overlap.
+`python benchmarks/bench_watch.py [--rounds N] [--steps N] [--only NAME] [--threads N] [--device D]`.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -29,13 +43,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 from graddoctor import watch  # noqa: E402
 
 
-def gpt2():
+def gpt2(device="cpu"):
     from transformers import GPT2Config, GPT2LMHeadModel
 
     cfg = GPT2Config(n_layer=4, n_embd=256, n_head=4, n_positions=128, vocab_size=50257)
-    model = GPT2LMHeadModel(cfg)
+    model = GPT2LMHeadModel(cfg).to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
-    ids = torch.randint(0, cfg.vocab_size, (8, 128))
+    ids = torch.randint(0, cfg.vocab_size, (8, 128), device=device)
 
     def step():
         opt.zero_grad(set_to_none=True)
@@ -46,14 +60,14 @@ def gpt2():
     return model, opt, step
 
 
-def cnn():
+def cnn(device="cpu"):
     model = nn.Sequential(
         nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.Conv2d(32, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
         nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
         nn.Flatten(), nn.Linear(64 * 8 * 8, 10),
-    )
+    ).to(device)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    x, y = torch.randn(64, 3, 32, 32), torch.randint(0, 10, (64,))
+    x, y = torch.randn(64, 3, 32, 32, device=device), torch.randint(0, 10, (64,), device=device)
 
     def step():
         opt.zero_grad(set_to_none=True)
@@ -64,13 +78,13 @@ def cnn():
     return model, opt, step
 
 
-def mlp24():
+def mlp24(device="cpu"):
     blocks = []
     for _ in range(24):
         blocks += [nn.Linear(64, 64), nn.LayerNorm(64), nn.GELU()]
-    model = nn.Sequential(*blocks)
+    model = nn.Sequential(*blocks).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    x, y = torch.randn(32, 64), torch.randn(32, 64)
+    x, y = torch.randn(32, 64, device=device), torch.randn(32, 64, device=device)
 
     def step():
         opt.zero_grad(set_to_none=True)
@@ -83,50 +97,103 @@ def mlp24():
 
 # (builder, steps per timed block, rounds): blocks short and many, so that load
 # changes on a shared machine hit every variant alike.
-WORKLOADS = {"gpt2": (gpt2, 1, 15), "cnn": (cnn, 2, 15), "mlp24": (mlp24, 10, 25)}
-VARIANTS = ("plain", "watch()", "watch(deep=True)", "detect_anomaly()")
+WORKLOADS = {"gpt2": (gpt2, 1, 11), "cnn": (cnn, 2, 15), "mlp24": (mlp24, 10, 25)}
+NO_LOSSDATA = "watch() w/o GD50x"
+VARIANTS = ("plain", "watch()", NO_LOSSDATA, "watch(deep=True)", "detect_anomaly()")
+START_STEPS = 4  # "session start": a fresh session's first steps, where it discovers the model
 
 
-def _block(step, n: int) -> float:
-    start = time.perf_counter()
+def _sync(device: str) -> None:
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def _clock(device: str):
+    """CPU time on CPU (one thread: what the step costs, whatever else the shared machine runs);
+    wall time on CUDA, where waiting for the device is the cost."""
+    return time.process_time if device == "cpu" else time.perf_counter
+
+
+def _block(step, n: int, device: str = "cpu") -> float:
+    clock = _clock(device)
+    _sync(device)
+    start = clock()
     for _ in range(n):
         step()
-    return (time.perf_counter() - start) / n * 1e3
+    _sync(device)
+    return (clock() - start) / n * 1e3
 
 
-def measure(name: str, rounds: int | None, steps: int | None) -> dict[str, float]:
+def _without_lossdata(w):
+    """The same watch without the loss/data observer (GD501-GD505): their cost is the difference."""
+    w.session.observers[:] = [o for o in w.session.observers if o.name != "lossdata"]
+    return w
+
+
+def measure(name: str, rounds: int | None, steps: int | None, device: str = "cpu") -> dict[str, float]:
     torch.manual_seed(0)
     make, default_steps, default_rounds = WORKLOADS[name]
     n, rounds = steps or default_steps, rounds or default_rounds
-    model, opt, step = make()
-    watches = {"watch()": watch(model, opt), "watch(deep=True)": watch(model, opt, deep=True)}
+    model, opt, step = make(device)
+    watches = {"watch()": watch(model, opt), NO_LOSSDATA: _without_lossdata(watch(model, opt)),
+               "watch(deep=True)": watch(model, opt, deep=True)}
     for _ in range(2):
         step()
     for w in watches.values():
         with w:
-            step()  # not timed: the first steps walk the graph and discover the model
+            for _ in range(START_STEPS):
+                step()  # not timed: the first steps walk the graph and discover the model
     times: dict[str, list[float]] = {v: [] for v in VARIANTS}
     for r in range(rounds):
         order = VARIANTS if r % 2 == 0 else VARIANTS[::-1]  # ABBA: no variant always runs first
         for variant in order:
             if variant == "plain":
-                times[variant].append(_block(step, n))
+                times[variant].append(_block(step, n, device))
             elif variant == "detect_anomaly()":
                 with torch.autograd.detect_anomaly(check_nan=True):
-                    times[variant].append(_block(step, n))
+                    times[variant].append(_block(step, n, device))
             else:
                 with watches[variant]:
-                    times[variant].append(_block(step, n))
+                    times[variant].append(_block(step, n, device))
     for w in watches.values():
         assert not w.session.internal_errors, w.session.internal_errors
+    return {v: statistics.median(t) for v, t in times.items()}
+
+
+def measure_start(name: str, rounds: int, device: str = "cpu") -> dict[str, float]:
+    """ms per step over a fresh session's first START_STEPS steps (made and attached in the time), and plain."""
+    torch.manual_seed(0)
+    make = WORKLOADS[name][0]
+    model, opt, step = make(device)
+    for _ in range(2):
+        step()
+    times: dict[str, list[float]] = {"plain": [], "watch()": []}
+    for r in range(rounds):
+        for variant in (("plain", "watch()") if r % 2 == 0 else ("watch()", "plain")):
+            if variant == "plain":
+                times[variant].append(_block(step, START_STEPS, device))
+                continue
+            clock = _clock(device)
+            _sync(device)
+            start = clock()
+            w = watch(model, opt)
+            with w:
+                for _ in range(START_STEPS):
+                    step()
+                _sync(device)
+                times[variant].append((clock() - start) / START_STEPS * 1e3)
+            assert not w.session.internal_errors, w.session.internal_errors
     return {v: statistics.median(t) for v, t in times.items()}
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument("--start-rounds", type=int, default=None)
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--only", action="append")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default=None,
+                        help="default: cpu, then cuda when a GPU is present")
     # One thread: on a shared 2-core machine, two spinning OpenMP threads per op make
     # tiny ops wait milliseconds for a core, and the noise hides everything else.
     parser.add_argument("--threads", type=int, default=1)
@@ -135,14 +202,25 @@ def main(argv: list[str] | None = None) -> None:
     import warnings
 
     warnings.filterwarnings("ignore")
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s); ms per step: median over interleaved rounds")
-    header = f"{'workload':<8}" + "".join(f"{v:>26}" for v in VARIANTS)
-    print(header)
-    for name in args.only or list(WORKLOADS):
-        result = measure(name, args.rounds, args.steps)
-        plain = result["plain"]
-        cells = "".join(f"{f'{result[v]:8.2f} ms {result[v] / plain:6.3f}x':>26}" for v in VARIANTS)
-        print(f"{name:<8}{cells}", flush=True)
+    devices = [args.device] if args.device else ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    names = args.only or list(WORKLOADS)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s), load average "
+          f"{os.getloadavg()[0]:.1f}; ms per step (CPU time on cpu, wall time on cuda): median over interleaved rounds")
+    for device in devices:
+        print(f"\n[{device}] steady state (after each session's first {START_STEPS} steps)")
+        print(f"{'workload':<8}" + "".join(f"{v:>26}" for v in VARIANTS) + f"{'GD50x alone':>14}")
+        for name in names:
+            result = measure(name, args.rounds, args.steps, device)
+            plain = result["plain"]
+            cells = "".join(f"{f'{result[v]:8.2f} ms {result[v] / plain:6.3f}x':>26}" for v in VARIANTS)
+            own = result["watch()"] / result[NO_LOSSDATA]  # the loss/data checks' own cost
+            print(f"{name:<8}{cells}{own:>13.3f}x", flush=True)
+        print(f"[{device}] session start (a new watch(), attached, and its first {START_STEPS} steps)")
+        for name in names:
+            rounds = args.start_rounds or max(3, WORKLOADS[name][2] // 2)
+            result = measure_start(name, rounds, device)
+            plain, watched = result["plain"], result["watch()"]
+            print(f"{name:<8}{plain:8.2f} ms plain {watched:8.2f} ms watch() {watched / plain:6.3f}x", flush=True)
 
 
 if __name__ == "__main__":

@@ -68,7 +68,8 @@ def test_memory_held_is_flat_over_1000_steps():
     model = nn.Sequential(nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 1))
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
     x, y = torch.randn(8, 8), torch.randn(8, 1)
-    w = graddoctor.watch(model, opt, kept_alive_every=20)
+    # history=32: per-layer rows are kept every 5th step (layer_every), so 400 steps fill it
+    w = graddoctor.watch(model, opt, kept_alive_every=20, history=32)
 
     def run(n):
         for _ in range(n):

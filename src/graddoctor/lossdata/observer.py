@@ -1,10 +1,10 @@
 """The loss-and-data observer: GD501-GD505 from the loss functions' inputs and the module tree.
 
-Cost, by design (measured in benchmarks/bench_watch.py): every call of a
+Cost, by design (measured in benchmarks/bench_watch.py, "GD50x alone"): every call of a
 `torch.nn.functional` loss goes through one Python wrapper; the first
 `FIRST` calls of each loss function, then one in `EVERY`, are checked. A
 check reads shapes and graph nodes (no tensor data) and computes a handful of
-reductions of the loss's input and target, stacked into one tensor and read
+reductions of the loss's input (its first rows, up to 1M values) and target, stacked into one tensor and read
 back once (without blocking on an accelerator: the values are judged at a
 later call). The module tree is read once per model. Nothing here changes
 what the loss returns, and a failure inside a check turns the observer off
@@ -34,6 +34,11 @@ EVERY = 10
 _GRAPH_WALKS = 3  # the backward calls whose loss graph is read for hand-written broadcasts (shared walks)
 _INDEX_LOSSES = frozenset({"cross_entropy", "nll_loss"})
 _MAX_PENDING = 64
+# A checked call reads at most this many elements of the loss input (its first rows): a
+# language model's logits (1024 x 50257) would otherwise cost ~8 passes over 200 MB per
+# check, +15% on each checked GPT-2 step on CPU. Rows are samples or tokens: the first
+# 20 rows summing to 1, or all equal, are the same evidence as all of them.
+_MAX_ELEMENTS = 1 << 20
 _is_compiling = torch.compiler.is_compiling
 
 
@@ -76,6 +81,8 @@ class LossDataObserver(Observer):
         try:
             if self.constant._probe is not None:
                 self.constant.on_loss_call()
+            if self._pending:  # an earlier call's values: read one call later, never in the call that made them
+                self._drain()
             count = self.calls.get(name, 0)
             self.calls[name] = count + 1
             if count >= self.first and count % self.every:
@@ -110,13 +117,15 @@ class LossDataObserver(Observer):
             return
         parts: list = []
         sizes = []
+        seen = _head(x)
         for judge in judges:
-            values = judge.measure(call, x, target)
+            values = judge.measure(call, seen, target)
             parts.extend(values)
             sizes.append(len(values))
         stacked = torch.stack([p.detach().float() for p in parts])
         self._pending.append((Readout(stacked), call, list(zip(judges, sizes))))
-        self._drain(wait=len(self._pending) > _MAX_PENDING)
+        if len(self._pending) > _MAX_PENDING:
+            self._drain(wait=True)
 
     def _drain(self, wait: bool = False) -> None:
         while self._pending and (wait or self._pending[0][0].ready()):
@@ -159,3 +168,11 @@ class LossDataObserver(Observer):
         session = getattr(self, "session", None)
         if session is not None:
             session.internal_errors.append(f"{type(self).__name__} failed:\n{traceback.format_exc()}")
+
+
+def _head(x: torch.Tensor) -> torch.Tensor:
+    """The first rows of `x` (a view), at most `_MAX_ELEMENTS` elements but at least 2 rows."""
+    if x.numel() <= _MAX_ELEMENTS or x.dim() == 0:
+        return x
+    row = max(1, x.numel() // max(1, x.shape[0]))
+    return x[:max(2, _MAX_ELEMENTS // row)]

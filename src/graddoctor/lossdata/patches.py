@@ -11,6 +11,7 @@ failure is its own and never reaches the user.
 from __future__ import annotations
 
 import sys
+import threading
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +35,7 @@ _listeners: list[Any] = []
 _patcher = Patcher()
 built_at: "weakref.WeakKeyDictionary[Any, Location]" = weakref.WeakKeyDictionary()  # container or loader -> line
 _last_loader: list = [None]  # weak reference to the DataLoader whose iteration began last
+_inside = threading.local()  # `active`: a loss call is under way on this thread
 
 
 def last_loader() -> DataLoader | None:
@@ -73,11 +75,19 @@ def _install() -> None:
 def _loss_wrapper(name: str) -> Callable[[Callable], Callable]:
     def make(original: Callable) -> Callable:
         def loss(*args, **kwargs):
-            if _listeners:
-                frame = sys._getframe(1)
-                for listener in list(_listeners):
-                    listener.on_loss(name, args, kwargs, frame)  # guards itself: never raises
-            return original(*args, **kwargs)
+            # Under a torch function mode (deep mode, any user mode) the original calls
+            # `handle_torch_function(<its module-level name>)`, which is this wrapper again:
+            # the inner call is the same loss call, not a second one.
+            if not _listeners or getattr(_inside, "active", False):
+                return original(*args, **kwargs)
+            frame = sys._getframe(1)
+            for listener in list(_listeners):
+                listener.on_loss(name, args, kwargs, frame)  # guards itself: never raises
+            _inside.active = True
+            try:
+                return original(*args, **kwargs)
+            finally:
+                _inside.active = False
 
         return loss
 

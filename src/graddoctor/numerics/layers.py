@@ -1,8 +1,9 @@
 """Per-layer gradient statistics, judged by the numerics rules (numerics/rules/).
 
-Measured once per optimizer step, just before it: one fused
-`torch._foreach_norm` over the gradients, one `index_add_` into per-layer
-sums, and one small host read-back (deferred on accelerators, see readout.py).
+Measured once per optimizer step, just before it: the norm of every gradient in
+a few kernels (fused.py: one `torch._foreach_norm` on CUDA, same-shape gradients
+stacked on CPU), joined with the losses into one small tensor that is read back
+at a later step (readout.py): no host synchronisation in the user's step.
 No per-parameter Python loop over tensor data, no per-module hook. The
 update-to-weight ratio needs a copy of the weights, so it is measured on the
 first steps and then every `ratio_every` steps.
@@ -20,6 +21,7 @@ import torch
 from graddoctor.finding import Finding
 from graddoctor.locate import NOWHERE, Location
 from graddoctor.graph.naming import ModelIndex
+from graddoctor.numerics.fused import NormPlan, join, stack
 from graddoctor.numerics.layout import Layout, layer_names_now
 from graddoctor.numerics.loss_series import LossSeriesBook
 from graddoctor.numerics.options import NumericsOptions
@@ -70,6 +72,7 @@ class _Reading:
     losses: list  # [(Location, step)] in order, the values are in the readout
     clips: int
     ratio: Readout | None = None
+    ratio_positions: list = field(default_factory=list)  # positions of the weights in `ratio`, in its order
     lr: float = 0.0
 
 
@@ -96,6 +99,7 @@ class LayerStats(Observer):
         self._provisional: dict[int, str] = {}  # names as known when the layer was first seen
         self.optimizers: dict[int, OptimizerTrack] = {}
         self._layouts: dict[int, Layout] = {}
+        self._plans: dict[tuple, NormPlan] = {}  # (layout, positions) -> how their norms are reduced
         self._pending: deque[_Reading] = deque()
         self._losses: list[tuple[torch.Tensor, Location, int]] = []
         self._clips: list[torch.Tensor] = []
@@ -166,22 +170,17 @@ class LayerStats(Observer):
         losses, clips = self._losses, self._clips
         self._losses, self._clips = [], []
         with torch.no_grad():
-            # one stack, one read: the norm of every gradient, then the losses and clip norms
-            try:
-                parts = torch._foreach_norm(grads) if grads else []
-            except RuntimeError:
-                if not any(g.is_sparse for g in grads):
-                    raise
-                layout.sparse = True  # sparse embedding gradients: measured without them from now on
-                positions = [i for i, g in zip(positions, grads) if not g.is_sparse]
-                grads = [g for g in grads if not g.is_sparse]
-                parts = torch._foreach_norm(grads) if grads else []
-            extra = [t for t, _, _ in losses] + clips
-            readout = Readout(_stack(list(parts) + extra)) if parts or extra else None
+            # a few kernels, one small tensor, read back at a later step: the norm of every
+            # gradient (fused.py), then the losses and clip norms
+            norms, positions = self._norms(layout, positions, grads)
+            extra = [t.reshape(()) for t, _, _ in losses] + [c.reshape(()) for c in clips]
+            pieces = norms + ([stack(extra)] if extra else [])
+            readout = Readout(join(pieces)) if pieces else None
             if self._ratio_due(track.steps):
-                live = [p for p in layout.params if p.requires_grad]
+                live = [i for i, p in enumerate(layout.params) if p.requires_grad]
                 if live:
-                    self._before[id(optimizer)] = torch._foreach_mul([p.detach() for p in live], 1.0)
+                    plan = self._plan(layout, live if len(live) < len(layout.params) else layout.all_positions)
+                    self._before[id(optimizer)] = (plan, plan.copy([layout.params[i] for i in live]))
         self._pending.append(
             _Reading(event.step, id(optimizer), layout, positions if grads else [], readout,
                      [(w, s) for _, w, s in losses], len(clips), lr=lr)
@@ -192,11 +191,41 @@ class LayerStats(Observer):
         if before is None or not self._pending:
             return
         layout = self._layouts[id(event.optimizer)]
-        live = [p.detach() for p in layout.params if p.requires_grad]
+        plan, copy = before
         with torch.no_grad():
-            delta = torch._foreach_norm(torch._foreach_sub(live, before))
-            weight = torch._foreach_norm(before)
-            self._pending[-1].ratio = Readout(_stack(list(delta) + list(weight)))
+            live = [layout.params[i] for i in plan.given]
+            self._pending[-1].ratio = Readout(join(plan.change_norms(copy, live)))
+            self._pending[-1].ratio_positions = plan.positions
+
+    def _norms(self, layout: Layout, positions: list[int], grads: list[torch.Tensor]) -> tuple[list, list[int]]:
+        """The norm of each gradient as 1-D tensors, and the positions they are in (the plan's order)."""
+        if not grads:
+            return [], positions
+        plan = self._plan(layout, positions)
+        try:
+            return plan.norms(grads), plan.positions
+        except RuntimeError:
+            self._plans.pop(self._plan_key(layout, positions), None)  # a parameter changed shape, or a sparse gradient
+            if any(g.is_sparse for g in grads):
+                layout.sparse = True  # sparse embedding gradients: measured without them from now on
+                positions = [i for i, g in zip(positions, grads) if not g.is_sparse]
+                grads = [g for g in grads if not g.is_sparse]
+                if not grads:
+                    return [], positions
+            return [stack(list(torch._foreach_norm(grads)))], positions
+
+    def _plan(self, layout: Layout, positions: list[int]) -> NormPlan:
+        key = self._plan_key(layout, positions)
+        plan = self._plans.get(key)
+        if plan is None:
+            if len(self._plans) > 64:  # presence patterns that keep changing: keep memory flat
+                self._plans.clear()
+            plan = self._plans[key] = NormPlan(positions, [layout.params[i] for i in positions])
+        return plan
+
+    @staticmethod
+    def _plan_key(layout: Layout, positions: list[int]) -> tuple:
+        return id(layout), None if positions is layout.all_positions else tuple(positions)
 
     def _ratio_due(self, steps: int) -> bool:
         every = self.options.ratio_every
@@ -225,7 +254,7 @@ class LayerStats(Observer):
     def _flush_losses(self) -> None:
         losses, self._losses = self._losses, []
         with torch.no_grad():
-            readout = Readout(_stack([t.reshape(()) for t, _, _ in losses]))
+            readout = Readout(stack([t.reshape(()) for t, _, _ in losses]))
         self._pending.append(_Reading(self.session.step, -1, None, set(), readout, [(w, s) for _, w, s in losses], 0))
 
     # --- off the hot path: turning readings into judgements -------------------------------------
@@ -236,9 +265,9 @@ class LayerStats(Observer):
             if ready_only and not all(r is None or r.ready() for r in (reading.readout, reading.ratio)):
                 return
             self._pending.popleft()
-            self._judge(reading)
+            self._judge(reading, last=not ready_only and not self._pending)
 
-    def _judge(self, reading: _Reading) -> None:
+    def _judge(self, reading: _Reading, last: bool = False) -> None:
         values = reading.readout.values() if reading.readout is not None else []
         layout = reading.layout
         n = len(reading.positions)
@@ -249,7 +278,8 @@ class LayerStats(Observer):
             return
         track = self.optimizers[reading.optimizer]
         if n:
-            self._judge_grads(reading, _per_layer(layout, reading.positions, values[:n]), clip_values, track)
+            if last or self._layer_due(reading.step) or not self._judge_total(reading, values[:n], clip_values, track):
+                self._judge_grads(reading, _per_layer(layout, reading.positions, values[:n]), clip_values, track)
             note_zero_gradients(layout, reading.positions, values[:n])
         if reading.ratio is not None:
             self._judge_ratio(reading, reading.ratio.values(), track)
@@ -264,6 +294,26 @@ class LayerStats(Observer):
                 self._escalate(f"non-finite loss ({value}) at step {step}", where)
         if finite and reading.layout is not None:
             self.loss_series.add_reading(reading.optimizer, reading.losses, values)
+
+    def _layer_due(self, step: int) -> bool:
+        every = self.options.layer_every
+        return step < 10 or every <= 1 or step % every == 0
+
+    def _judge_total(self, reading: _Reading, norms: list[float], clips: list[float], track: OptimizerTrack) -> bool:
+        """A step judged by its total norm alone; False when it needs the per-layer detail (a symptom)."""
+        total_sq = sum([v * v for v in norms])
+        if not math.isfinite(total_sq) or len(self.norms_first) < 5:
+            return False  # which layer is non-finite; the first steps' norms
+        total = math.sqrt(total_sq)
+        raw = max([total] + [c for c in clips if math.isfinite(c)])
+        if (reading.step >= 5 and (self.worst is None or raw > self.worst[0])) or \
+                (raw > self.options.explode_norm and self.worst_first is None):
+            return False  # a new largest norm: its top layers are named
+        if total == 0.0:
+            track.zero_grad_steps += 1
+        if self.worst_absolute < raw:
+            self.worst_absolute = raw
+        return True
 
     def _judge_grads(self, reading: _Reading, layer_sq: list[float], clips: list[float], track: OptimizerTrack) -> None:
         layout = reading.layout
@@ -329,7 +379,7 @@ class LayerStats(Observer):
 
     def _judge_ratio(self, reading: _Reading, values: list[float], track: OptimizerTrack) -> None:
         layout = reading.layout
-        live = [i for i, p in enumerate(layout.params) if p.requires_grad]
+        live = reading.ratio_positions
         half = len(values) // 2
         d = [v or 0.0 for v in _per_layer(layout, live, values[:half])]
         w = [v or 0.0 for v in _per_layer(layout, live, values[half:])]
@@ -428,14 +478,3 @@ def _per_layer(layout: Layout, positions: list[int], norms: list[float]) -> list
         prev = out[i]
         out[i] = norm * norm if prev is None else prev + norm * norm
     return out
-
-
-def _stack(tensors: list[torch.Tensor], device: torch.device | None = None) -> torch.Tensor:
-    """Stack 0-d results that may differ in dtype (bf16 grads with fp32 ones) as float32."""
-    if device is None:
-        try:
-            out = torch.stack(tensors)  # promotes mixed dtypes; fails only across devices
-            return out if out.dtype == torch.float32 else out.float()
-        except RuntimeError:
-            device = tensors[0].device
-    return torch.stack([t.to(device=device, dtype=torch.float32) for t in tensors])

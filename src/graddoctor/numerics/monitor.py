@@ -27,7 +27,7 @@ class GradFlowMonitor(SessionHandle):
 
     def __init__(self, model: nn.Module, optimizer: torch.optim.Optimizer | None = None, *, history: int = 256) -> None:
         self.model = model
-        self.stats = LayerStats(NumericsOptions(history=history))
+        self.stats = LayerStats(NumericsOptions(history=history, layer_every=1))  # every step, for the chart
         self.session = Session([self.stats], models=model, optimizers=optimizer)
         self._written: dict[str, int] = {}
 

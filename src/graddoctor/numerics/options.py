@@ -33,6 +33,11 @@ class NumericsOptions:
     # The update/weight ratio needs a copy of the weights: measured on the
     # first 3 steps and then every `ratio_every` steps.
     ratio_every: int = 10
+    # Per-layer detail (per-layer norms judged for GD304, the layer table's max,
+    # GradFlowMonitor's history) on the first 10 steps, then every `layer_every`
+    # steps, and at once on a symptom (a non-finite or a new largest norm) and on
+    # the last step. The total norm, the losses and GD111's zero counts: every step.
+    layer_every: int = 5
     # GD306: over at least `stall_steps` steps, the mean loss of the last
     # quarter is not `stall_min_drop` (relative) below that of the first.
     stall_steps: int = 30
