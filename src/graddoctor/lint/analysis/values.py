@@ -43,6 +43,16 @@ def _model_like(name: str) -> bool:
         _word_cache[name] = found
     return found
 _MAX = 12
+# Same tensor lineage with arguments (a dim, an exponent, bounds): `out.softmax(1)`,
+# `torch.sigmoid(out)`. The value-cuts (argmax, round, integer casts) are stepped
+# through too, so that what they cut can be followed to the model: the checks look
+# at each expression before stepping past it.
+_LINEAGE = frozenset(
+    "sigmoid tanh relu softmax log_softmax exp log pow clamp clip sqrt square squeeze unsqueeze sum mean "
+    "argmax argmin round sign long int bool float".split()
+)
+_LINEAGE_MODULES = frozenset({"torch", "F", "torch.nn.functional", "nn.functional"})
+_SIDE_DEPTH = 2  # nested two-operand arithmetic followed this deep to pick the side with the model
 
 
 def is_loss_call(a: FileAnalysis, call: ast.Call) -> bool:
@@ -91,7 +101,9 @@ def step_back(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> tuple[a
     return nxt[0], nxt[1]
 
 
-def step_into(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> tuple[ast.expr, int, Unit] | None:
+def step_into(
+    a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = 0
+) -> tuple[ast.expr, int, Unit] | None:
     """One step back along the chain, into this file's helpers and their returns; None where it ends."""
     kind = type(expr)
     if kind is ast.Name or kind is ast.Attribute:
@@ -114,6 +126,12 @@ def step_into(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> tuple[a
             return func.value, line, unit
         if isinstance(func, ast.Attribute) and func.attr in ("to", "type_as", "view", "reshape"):
             return func.value, line, unit
+        if isinstance(func, ast.Attribute) and func.attr in _LINEAGE:
+            owner = dotted(func.value)
+            if owner in _LINEAGE_MODULES:
+                return (expr.args[0], line, unit) if expr.args else None  # torch.sigmoid(out)
+            if owner is None or owner not in ("math", "np", "numpy", "builtins"):
+                return func.value, line, unit  # out.softmax(1), logits.argmax(dim=1)
         if is_loss_call(a, expr) and expr.args:
             return expr.args[0], line, unit
         if expr.args and isinstance(func, ast.Attribute) and func.attr in NEUTRAL_METHODS and dotted(func.value) == "torch":
@@ -124,10 +142,38 @@ def step_into(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> tuple[a
             return expr.left, line, unit
         if isinstance(expr.left, ast.Constant):
             return expr.right, line, unit
+        if depth >= _SIDE_DEPTH:
+            return None
+        # `pred - y`, `weight * kl`: follow the one side made from a model's output
+        # (the other is data or a coefficient); with both or neither, the chain ends.
+        left = _reaches_model(a, unit, expr.left, line, depth + 1)
+        right = _reaches_model(a, unit, expr.right, line, depth + 1)
+        if left != right:
+            return (expr.left if left else expr.right), line, unit
         return None
     if kind is ast.UnaryOp:
         return expr.operand, line, unit
     return None
+
+
+def _reaches_model(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> bool:
+    for _ in range(8):
+        if any(is_model_call(a, c) or is_loss_call(a, c) for c in calls_in(expr)):
+            return True
+        nxt = step_into(a, unit, expr, line, depth)
+        if nxt is None:
+            return False
+        expr, line, unit = nxt
+    return False
+
+
+def unpacked_at(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> ast.Assign | None:
+    """`loss, value = compute(batch)`: the unpacking that gives `expr` its value, if that is how it got it."""
+    key = dotted(expr) if type(expr) in (ast.Name, ast.Attribute) else None
+    b = a.binding_before(unit, key, line) if key else None
+    if b is None or type(b.stmt) is not ast.Assign or type(b.value) is not ast.Call:
+        return None
+    return b.stmt if any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets) else None
 
 
 def _position(stmt: ast.Assign, key: str) -> int | None:
