@@ -144,12 +144,12 @@ def step_into(
             return expr.right, line, unit
         if depth >= _SIDE_DEPTH:
             return None
-        # `pred - y`, `weight * kl`: follow the one side made from a model's output
-        # (the other is data or a coefficient); with both or neither, the chain ends.
-        left = _reaches_model(a, unit, expr.left, line, depth + 1)
-        right = _reaches_model(a, unit, expr.right, line, depth + 1)
-        if left != right:
-            return (expr.left if left else expr.right), line, unit
+        # `pred - y`, `weight * kl`: follow the side made from a model's output when the
+        # other is surely data (a batch, a parameter, a constant); anything unknown there
+        # (`dist.log_prob(a)`, a helper from elsewhere) may carry the graph: the chain ends.
+        for side, other in ((expr.left, expr.right), (expr.right, expr.left)):
+            if _is_data(a, unit, other, line, depth + 1) and _reaches_model(a, unit, side, line, depth + 1):
+                return side, line, unit
         return None
     if kind is ast.UnaryOp:
         return expr.operand, line, unit
@@ -157,10 +157,22 @@ def step_into(
 
 
 def _reaches_model(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> bool:
-    for _ in range(8):
+    """Whether `expr` is made from a model's output, cut or not (the question is which side is the model's)."""
+    for _ in range(_MAX):
         if any(is_model_call(a, c) or is_loss_call(a, c) for c in calls_in(expr)):
             return True
-        nxt = step_into(a, unit, expr, line, depth)
+        if type(expr) is ast.Attribute and expr.attr == "data":
+            nxt = (expr.value, line, unit)
+        elif type(expr) is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr == "detach":
+            nxt = (expr.func.value, line, unit)
+        elif type(expr) is ast.Compare:
+            nxt = (expr.left, line, unit)
+        elif type(expr) is ast.BinOp and not isinstance(expr.left, ast.Constant) and not isinstance(expr.right, ast.Constant):
+            if depth >= _SIDE_DEPTH:
+                return True  # too deep to tell: count it as the model's, so that the caller stops rather than guesses
+            return _reaches_model(a, unit, expr.left, line, depth + 1) or _reaches_model(a, unit, expr.right, line, depth + 1)
+        else:
+            nxt = step_into(a, unit, expr, line, depth)
         if nxt is None:
             return False
         expr, line, unit = nxt
@@ -174,6 +186,46 @@ def unpacked_at(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> ast.A
     if b is None or type(b.stmt) is not ast.Assign or type(b.value) is not ast.Call:
         return None
     return b.stmt if any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets) else None
+
+
+_DATA_METHODS = NEUTRAL_METHODS | _LINEAGE | {"to", "view", "reshape", "type_as", "detach", "clone", "expand", "t"}
+
+
+def _is_data(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> bool:
+    """Whether `expr` is surely without a graph: made only from constants, batches and parameters by tensor ops."""
+    for _ in range(_MAX):
+        kind = type(expr)
+        if kind is ast.Constant:
+            return True
+        if kind is ast.Name or kind is ast.Attribute:
+            key = dotted(expr)
+            if key is None:
+                return False
+            b = a.binding_before(unit, key, line)
+            if b is None or isinstance(b.stmt, (ast.For, ast.AsyncFor)):
+                return kind is ast.Name  # a parameter, a global or a loop's batch; `self.x` may be anything
+            if type(b.stmt) is not ast.Assign or any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets):
+                return False
+            expr, line = b.value, b.line
+        elif kind is ast.Subscript:
+            expr = expr.value
+        elif kind is ast.UnaryOp:
+            expr = expr.operand
+        elif kind is ast.Compare or kind is ast.BinOp:
+            if depth >= _SIDE_DEPTH + 2:
+                return False
+            parts = [expr.left, *expr.comparators] if kind is ast.Compare else [expr.left, expr.right]
+            return all(_is_data(a, unit, p, line, depth + 1) for p in parts)
+        elif kind is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in _DATA_METHODS:
+            if dotted(expr.func.value) in _LINEAGE_MODULES:
+                if not expr.args:
+                    return False
+                expr = expr.args[0]
+            else:
+                expr = expr.func.value
+        else:
+            return False
+    return False
 
 
 def _position(stmt: ast.Assign, key: str) -> int | None:

@@ -46,7 +46,7 @@ def cut_reason(a: FileAnalysis, unit, expr: ast.expr, line: int) -> tuple[ast.AS
 
 def check(a: FileAnalysis, r: Reporter) -> None:
     for call, recv, ctx in backward_calls(a):
-        for expr, line, unit in chain(a, ctx.unit, recv, call.lineno, 10):
+        for expr, line, unit in chain(a, ctx.unit, recv, call.lineno):
             found = cut_reason(a, unit, expr, line)
             if found is None:
                 continue
