@@ -64,6 +64,7 @@ def mutated_program(draw):
                 "    optimizer.zero_grad()", "    loss.backward()", "    optimizer.step()", "    scheduler.step()",
                 "with torch.no_grad():", "    total += loss", "    torch.nn.utils.clip_grad_norm_(p, 1.0)",
                 "    x.item().backward()", "class M(nn.Module):", "    self.l = [nn.Linear(1, 1)]",
+                "    value, loss = loss.item(), loss", "    loss, value = step(model, x)", "    pred = (out > 0).float() - y",
             ])))
     return "\n".join(lines) + "\n"
 

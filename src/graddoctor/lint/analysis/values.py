@@ -113,7 +113,11 @@ def step_into(
         b = a.binding_before(unit, key, line)
         if b is None or isinstance(b.stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
             return None
-        if isinstance(b.stmt, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets):
+        if (
+            isinstance(b.stmt, ast.Assign)
+            and not isinstance(b.stmt.value, (ast.Tuple, ast.List))  # `a, b = x, y`: each name holds its own item
+            and any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets)
+        ):
             # `loss, value = compute(batch)`: this name's item of what the helper returns, if we can see it
             index = _position(b.stmt, key)
             if index is None or type(b.value) is not ast.Call:
@@ -183,7 +187,7 @@ def unpacked_at(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> ast.A
     """`loss, value = compute(batch)`: the unpacking that gives `expr` its value, if that is how it got it."""
     key = dotted(expr) if type(expr) in (ast.Name, ast.Attribute) else None
     b = a.binding_before(unit, key, line) if key else None
-    if b is None or type(b.stmt) is not ast.Assign or type(b.value) is not ast.Call:
+    if b is None or type(b.stmt) is not ast.Assign or type(b.stmt.value) is not ast.Call:
         return None
     return b.stmt if any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets) else None
 
