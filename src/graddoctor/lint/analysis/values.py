@@ -195,6 +195,12 @@ def unpacked_at(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> ast.A
 _DATA_METHODS = NEUTRAL_METHODS | _LINEAGE | {"to", "view", "reshape", "type_as", "detach", "clone", "expand", "t"}
 
 
+_FACTORIES = frozenset(
+    "randn rand randint randperm zeros ones full empty arange linspace eye normal tensor as_tensor from_numpy "
+    "zeros_like ones_like full_like empty_like rand_like randn_like randint_like".split()
+)
+
+
 def _is_data(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> bool:
     """Whether `expr` is surely without a graph: made only from constants, batches and parameters by tensor ops."""
     for _ in range(_MAX):
@@ -208,7 +214,11 @@ def _is_data(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int)
             b = a.binding_before(unit, key, line)
             if b is None or isinstance(b.stmt, (ast.For, ast.AsyncFor)):
                 return kind is ast.Name  # a parameter, a global or a loop's batch; `self.x` may be anything
-            if type(b.stmt) is not ast.Assign or any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets):
+            if type(b.stmt) is not ast.Assign:
+                return False
+            if isinstance(b.stmt.value, (ast.Tuple, ast.List)):
+                pass  # `x, y = torch.randn(8, 4), labels`: each name holds its own item (b.value)
+            elif any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets):
                 return False
             expr, line = b.value, b.line
         elif kind is ast.Subscript:
@@ -220,6 +230,8 @@ def _is_data(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int)
                 return False
             parts = [expr.left, *expr.comparators] if kind is ast.Compare else [expr.left, expr.right]
             return all(_is_data(a, unit, p, line, depth + 1) for p in parts)
+        elif kind is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in _FACTORIES:
+            return dotted(expr.func.value) == "torch"  # torch.randint(0, 4, (32,)): new values, no history
         elif kind is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in _DATA_METHODS:
             if dotted(expr.func.value) in _LINEAGE_MODULES:
                 if not expr.args:
