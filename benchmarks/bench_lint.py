@@ -11,6 +11,8 @@ Rows:
 - graddoctor, all cores: `lint_paths` as the CLI runs it (reads files, one process per core),
   against one plain pass of the floor.
 - TorchFix (if installed) on a subset, one job, against the floor and graddoctor on that subset.
+- Library code (if transformers is installed): its first 400 `models/*/modeling_*.py` files
+  (about 408,000 lines of real, large modules that do not train), per-file best of 3 against the floor.
 
 Run: `python benchmarks/bench_lint.py` (or `make bench`). Set BENCH_LINT_LINES to change the size.
 """
@@ -131,6 +133,30 @@ def _torchfix(paths: list[str]) -> float | None:
     return time.process_time() - start
 
 
+def _transformers_files(count: int = 400) -> list[Path]:
+    try:
+        import transformers
+    except ImportError:
+        return []
+    return sorted(Path(transformers.__file__).parent.glob("models/*/modeling_*.py"))[:count]
+
+
+def library_row() -> None:
+    files = _transformers_files()
+    if not files:
+        print("transformers: not installed (pip install -e '.[dev]') -- library row skipped")
+        return
+    sources = [(str(p), p.read_bytes()) for p in files]
+    n_lines = sum(d.count(b"\n") for _, d in sources)
+    floor, serial = _interleaved(sources)
+    findings = sum(len(lint_source(d, p).findings) for p, d in sources)
+    print(f"\ntransformers (library code): {len(files)} files, {n_lines:,} lines, one process, CPU time, per-file best of 3")
+    print(f"{'variant':<34}{'seconds':>9}{'lines/s':>12}{'x floor':>9}")
+    for name, t in [("ast.parse floor", floor), ("graddoctor lint", serial)]:
+        print(f"{name:<34}{t:>9.2f}{n_lines / t:>12,.0f}{t / floor:>9.2f}")
+    print(f"findings: {findings}")
+
+
 def main() -> None:
     from graddoctor.lint.engine import prepare_process
 
@@ -171,6 +197,7 @@ def main() -> None:
         tf = _torchfix(sub_paths)
         if tf is None:
             print("TorchFix: not installed (pip install torchfix) -- skipped")
+            library_row()
             return
         sub_floor, sub_lint = _interleaved(subset)
         print(f"\nTorchFix subset: {len(sub_paths)} files, {lines:,} lines, one process each")
@@ -178,6 +205,7 @@ def main() -> None:
         for name, t in [("ast.parse floor", sub_floor), ("graddoctor lint", sub_lint), ("TorchFix 0.x (--select ALL, -j 1)", tf)]:
             print(f"{name:<34}{t:>9.2f}{t / sub_floor:>9.2f}")
         print(f"graddoctor is {tf / sub_lint:.0f}x faster than TorchFix on the same files")
+    library_row()
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ def _declared() -> set[str]:
 
 def _firing_evidence() -> str:
     """Test sources and gallery programs (whose `# expect:` markers test_demo checks)."""
-    texts = [p.read_text() for p in (ROOT / "tests").rglob("test_*.py") if "lint" not in p.parts]
+    texts = [p.read_text() for p in (ROOT / "tests").rglob("test_*.py") if "lint" not in p.relative_to(ROOT).parts]
     for program in (ROOT / "src/graddoctor/demo/gallery").glob("gd*.py"):
         # only what the program expects counts: `# allow:` codes are tolerated, not shown
         texts += re.findall(r"#\s*expect(?:-anywhere)?:\s*([^\n]*)", program.read_text())

@@ -29,21 +29,42 @@ _TRAINING_CALLS = frozenset(
 
 
 def _units_with_training_calls(a: FileAnalysis) -> set[int]:
-    """Units that call something the flow cares about, or a helper of this file that might."""
+    """Units that call something the flow cares about, or a helper of this file that (in turn) does.
+
+    Helpers are followed by name (`train_step(...)`, `self.optimizer_step()`) to a
+    fixpoint, so a `fit()` that only calls methods is kept when one of them
+    steps, while library code full of `self.layer(x)` calls is skipped.
+    """
     busy: set[int] = set()
+    callers: dict[int, set[int]] = {}  # callee unit -> units that call it
     local = a.functions
     for call, ctx in a.calls:
         unit = id(ctx.unit)
-        if unit in busy:
-            continue
         func = call.func
+        callee = None
         if isinstance(func, ast.Attribute):
-            if func.attr in _TRAINING_CALLS or (isinstance(func.value, ast.Name) and func.value.id == "self"):
+            if func.attr in _TRAINING_CALLS:
                 busy.add(unit)
-        elif isinstance(func, ast.Name) and (func.id in _TRAINING_CALLS or func.id in local):
-            busy.add(unit)
+                continue
+            if isinstance(func.value, ast.Name) and func.value.id == "self" and ctx.unit.cls is not None:
+                callee = ctx.unit.cls.methods.get(func.attr)
+        elif isinstance(func, ast.Name):
+            if func.id in _TRAINING_CALLS:
+                busy.add(unit)
+                continue
+            callee = local.get(func.id)
+        if callee is not None:
+            callee_unit = a.unit_of.get(id(callee))
+            if callee_unit is not None:
+                callers.setdefault(id(callee_unit), set()).add(unit)
     if ".grad = " in a.source or ".grad=" in a.source:
         busy.update(id(u) for u in a.units)
+    todo = list(busy)
+    while todo:
+        for caller in callers.get(todo.pop(), ()):
+            if caller not in busy:
+                busy.add(caller)
+                todo.append(caller)
     return busy
 
 

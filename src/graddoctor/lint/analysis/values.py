@@ -43,6 +43,16 @@ def _model_like(name: str) -> bool:
         _word_cache[name] = found
     return found
 _MAX = 12
+# Same tensor lineage with arguments (a dim, an exponent, bounds): `out.softmax(1)`,
+# `torch.sigmoid(out)`. The value-cuts (argmax, round, integer casts) are stepped
+# through too, so that what they cut can be followed to the model: the checks look
+# at each expression before stepping past it.
+_LINEAGE = frozenset(
+    "sigmoid tanh relu softmax log_softmax exp log pow clamp clip sqrt square squeeze unsqueeze sum mean "
+    "argmax argmin round sign long int bool float".split()
+)
+_LINEAGE_MODULES = frozenset({"torch", "F", "torch.nn.functional", "nn.functional"})
+_SIDE_DEPTH = 2  # nested two-operand arithmetic followed this deep to pick the side with the model
 
 
 def is_loss_call(a: FileAnalysis, call: ast.Call) -> bool:
@@ -91,7 +101,9 @@ def step_back(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> tuple[a
     return nxt[0], nxt[1]
 
 
-def step_into(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> tuple[ast.expr, int, Unit] | None:
+def step_into(
+    a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = 0
+) -> tuple[ast.expr, int, Unit] | None:
     """One step back along the chain, into this file's helpers and their returns; None where it ends."""
     kind = type(expr)
     if kind is ast.Name or kind is ast.Attribute:
@@ -101,7 +113,11 @@ def step_into(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> tuple[a
         b = a.binding_before(unit, key, line)
         if b is None or isinstance(b.stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
             return None
-        if isinstance(b.stmt, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets):
+        if (
+            isinstance(b.stmt, ast.Assign)
+            and not isinstance(b.stmt.value, (ast.Tuple, ast.List))  # `a, b = x, y`: each name holds its own item
+            and any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets)
+        ):
             # `loss, value = compute(batch)`: this name's item of what the helper returns, if we can see it
             index = _position(b.stmt, key)
             if index is None or type(b.value) is not ast.Call:
@@ -114,6 +130,12 @@ def step_into(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> tuple[a
             return func.value, line, unit
         if isinstance(func, ast.Attribute) and func.attr in ("to", "type_as", "view", "reshape"):
             return func.value, line, unit
+        if isinstance(func, ast.Attribute) and func.attr in _LINEAGE:
+            owner = dotted(func.value)
+            if owner in _LINEAGE_MODULES:
+                return (expr.args[0], line, unit) if expr.args else None  # torch.sigmoid(out)
+            if owner is None or owner not in ("math", "np", "numpy", "builtins"):
+                return func.value, line, unit  # out.softmax(1), logits.argmax(dim=1)
         if is_loss_call(a, expr) and expr.args:
             return expr.args[0], line, unit
         if expr.args and isinstance(func, ast.Attribute) and func.attr in NEUTRAL_METHODS and dotted(func.value) == "torch":
@@ -124,10 +146,102 @@ def step_into(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> tuple[a
             return expr.left, line, unit
         if isinstance(expr.left, ast.Constant):
             return expr.right, line, unit
+        if depth >= _SIDE_DEPTH:
+            return None
+        # `pred - y`, `weight * kl`: follow the side made from a model's output when the
+        # other is surely data (a batch, a parameter, a constant); anything unknown there
+        # (`dist.log_prob(a)`, a helper from elsewhere) may carry the graph: the chain ends.
+        for side, other in ((expr.left, expr.right), (expr.right, expr.left)):
+            if _is_data(a, unit, other, line, depth + 1) and _reaches_model(a, unit, side, line, depth + 1):
+                return side, line, unit
         return None
     if kind is ast.UnaryOp:
         return expr.operand, line, unit
     return None
+
+
+def _reaches_model(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> bool:
+    """Whether `expr` is made from a model's output, cut or not (the question is which side is the model's)."""
+    for _ in range(_MAX):
+        if any(is_model_call(a, c) or is_loss_call(a, c) for c in calls_in(expr)):
+            return True
+        if type(expr) is ast.Attribute and expr.attr == "data":
+            nxt = (expr.value, line, unit)
+        elif type(expr) is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr == "detach":
+            nxt = (expr.func.value, line, unit)
+        elif type(expr) is ast.Compare:
+            nxt = (expr.left, line, unit)
+        elif type(expr) is ast.BinOp and not isinstance(expr.left, ast.Constant) and not isinstance(expr.right, ast.Constant):
+            if depth >= _SIDE_DEPTH:
+                return True  # too deep to tell: count it as the model's, so that the caller stops rather than guesses
+            return _reaches_model(a, unit, expr.left, line, depth + 1) or _reaches_model(a, unit, expr.right, line, depth + 1)
+        else:
+            nxt = step_into(a, unit, expr, line, depth)
+        if nxt is None:
+            return False
+        expr, line, unit = nxt
+    return False
+
+
+def unpacked_at(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> ast.Assign | None:
+    """`loss, value = compute(batch)`: the unpacking that gives `expr` its value, if that is how it got it."""
+    key = dotted(expr) if type(expr) in (ast.Name, ast.Attribute) else None
+    b = a.binding_before(unit, key, line) if key else None
+    if b is None or type(b.stmt) is not ast.Assign or type(b.stmt.value) is not ast.Call:
+        return None
+    return b.stmt if any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets) else None
+
+
+_DATA_METHODS = NEUTRAL_METHODS | _LINEAGE | {"to", "view", "reshape", "type_as", "detach", "clone", "expand", "t"}
+
+
+_FACTORIES = frozenset(
+    "randn rand randint randperm zeros ones full empty arange linspace eye normal tensor as_tensor from_numpy "
+    "zeros_like ones_like full_like empty_like rand_like randn_like randint_like".split()
+)
+
+
+def _is_data(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> bool:
+    """Whether `expr` is surely without a graph: made only from constants, batches and parameters by tensor ops."""
+    for _ in range(_MAX):
+        kind = type(expr)
+        if kind is ast.Constant:
+            return True
+        if kind is ast.Name or kind is ast.Attribute:
+            key = dotted(expr)
+            if key is None:
+                return False
+            b = a.binding_before(unit, key, line)
+            if b is None or isinstance(b.stmt, (ast.For, ast.AsyncFor)):
+                return kind is ast.Name  # a parameter, a global or a loop's batch; `self.x` may be anything
+            if type(b.stmt) is not ast.Assign:
+                return False
+            if isinstance(b.stmt.value, (ast.Tuple, ast.List)):
+                pass  # `x, y = torch.randn(8, 4), labels`: each name holds its own item (b.value)
+            elif any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets):
+                return False
+            expr, line = b.value, b.line
+        elif kind is ast.Subscript:
+            expr = expr.value
+        elif kind is ast.UnaryOp:
+            expr = expr.operand
+        elif kind is ast.Compare or kind is ast.BinOp:
+            if depth >= _SIDE_DEPTH + 2:
+                return False
+            parts = [expr.left, *expr.comparators] if kind is ast.Compare else [expr.left, expr.right]
+            return all(_is_data(a, unit, p, line, depth + 1) for p in parts)
+        elif kind is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in _FACTORIES:
+            return dotted(expr.func.value) == "torch"  # torch.randint(0, 4, (32,)): new values, no history
+        elif kind is ast.Call and type(expr.func) is ast.Attribute and expr.func.attr in _DATA_METHODS:
+            if dotted(expr.func.value) in _LINEAGE_MODULES:
+                if not expr.args:
+                    return False
+                expr = expr.args[0]
+            else:
+                expr = expr.func.value
+        else:
+            return False
+    return False
 
 
 def _position(stmt: ast.Assign, key: str) -> int | None:

@@ -7,7 +7,8 @@ import ast
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name
 from graddoctor.lint.analysis.numbers import REWRAPS, accumulated_number, conversion, numbers_in
-from graddoctor.lint.analysis.values import backward_calls, carries_graph, chain
+from graddoctor.lint.analysis.returns import returned_value
+from graddoctor.lint.analysis.values import backward_calls, carries_graph, chain, step_into, unpacked_at
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD101"
@@ -28,16 +29,34 @@ def check(a: FileAnalysis, r: Reporter) -> None:
     if not any(word in a.source for word in ("item(", "float(", "tolist(", "numpy(", "int(")):
         return
     for call, recv, ctx in backward_calls(a):
+        unpack = None
         for expr, line, unit in chain(a, ctx.unit, recv, call.lineno, 8):
+            unpack = unpack or _swapped_unpack(a, unit, expr, line)
             conv = conversion(expr) or _numbers_only(expr) or accumulated_number(a, unit, expr, line)
             if conv is None and isinstance(expr, ast.Call) and call_name(expr) in REWRAPS and expr.args:
                 conv = numbers_in(a, unit, expr.args[0], line, carries_graph)
             if conv is not None:
-                _report(r, conv, call, recv, expr is recv)
+                _report(r, conv, call, recv, expr is recv, unpack)
                 break
 
 
-def _report(r: Reporter, conv: ast.Call, backward: ast.Call, recv: ast.expr, direct: bool) -> None:
+def _swapped_unpack(a: FileAnalysis, unit, expr: ast.expr, line: int) -> ast.Assign | None:
+    """The unpacking that gave `expr` a number while another item of the same tuple is a tensor with a graph."""
+    stmt = unpacked_at(a, unit, expr, line)
+    if stmt is None:
+        return None
+    whole = returned_value(a, stmt.value, unit)
+    if whole is None or type(whole[0]) is not ast.Tuple:
+        return None
+    value, ret_line, inner = whole
+    mine = step_into(a, unit, expr, line)
+    others = [e for e in value.elts if mine is None or e is not mine[0]]
+    return stmt if any(carries_graph(a, inner, e, ret_line) for e in others) else None
+
+
+def _report(
+    r: Reporter, conv: ast.Call, backward: ast.Call, recv: ast.expr, direct: bool, unpack: ast.Assign | None = None
+) -> None:
     what = r.segment(conv)
     number = {"numpy": "a numpy array", "tolist": "a Python list"}.get(call_name(conv), "a Python number")
     inner = conv.func.value if isinstance(conv.func, ast.Attribute) else conv.args[0]
@@ -51,11 +70,14 @@ def _report(r: Reporter, conv: ast.Call, backward: ast.Call, recv: ast.expr, dir
             f"The loss passed to backward (line {backward.lineno}) is built from `{what}`, {number} "
             "without autograd history, so no gradient reaches the model."
         )
-    r.add(
-        CODE,
-        message,
-        conv,
-        related=[r.related(backward.lineno, "backward is called here")],
-        hint=f"Keep `{tensor}` as a tensor for the loss and call `backward()` on it; use `.item()` only for logging.",
-        fix=fix,
-    )
+    related = [r.related(backward.lineno, "backward is called here")]
+    hint = f"Keep `{tensor}` as a tensor for the loss and call `backward()` on it; use `.item()` only for logging."
+    if unpack is not None:
+        # `loss, value = compute(...)` where compute returns `(number, tensor)`: the order is the bug.
+        targets = r.segment(unpack.targets[0])
+        related.insert(0, r.related(unpack.lineno, f"`{targets}` unpacks the returned tuple here"))
+        hint = (
+            f"Check the order on line {unpack.lineno}: `{targets}` takes the number where the tensor was meant; "
+            "unpack in the order the function returns its values."
+        )
+    r.add(CODE, message, conv, related=related, hint=hint, fix=fix)

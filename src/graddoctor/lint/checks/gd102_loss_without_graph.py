@@ -46,17 +46,32 @@ def cut_reason(a: FileAnalysis, unit, expr: ast.expr, line: int) -> tuple[ast.AS
 
 def check(a: FileAnalysis, r: Reporter) -> None:
     for call, recv, ctx in backward_calls(a):
-        for expr, line, unit in chain(a, ctx.unit, recv, call.lineno, 10):
+        for expr, line, unit in chain(a, ctx.unit, recv, call.lineno):
             found = cut_reason(a, unit, expr, line)
             if found is None:
                 continue
             node, operand, why = found
             if carries_graph(a, unit, operand, line - 1):  # what the name held before this line
+                hint = _hint(node)
                 r.add(
                     CODE,
                     f"The loss passed to backward (line {call.lineno}) has no graph: `{r.segment(node)}` cuts it; {why}.",
                     node,
                     related=[r.related(call.lineno, "backward is called here")],
-                    hint="Compute the loss from the model's output tensor directly; drop the `detach()`/`.data`/re-wrap on that path.",
+                    hint=hint,
                 )
             break
+
+
+_DISCRETE = frozenset({"argmax", "argmin", "round", "sign", "long", "int", "bool"})
+
+
+def _hint(cut: ast.AST) -> str:
+    """The fix depends on the cut: a detach is dropped, a discrete value is replaced by the continuous one."""
+    if isinstance(cut, ast.Compare) or (isinstance(cut, ast.Call) and call_name(cut) in _DISCRETE):
+        return (
+            "Compute the loss from the continuous output (logits or probabilities), e.g. "
+            "`F.cross_entropy(logits, y)` or `F.binary_cross_entropy_with_logits(out, y)`; "
+            "keep argmax/round/comparisons/integer casts for metrics."
+        )
+    return "Compute the loss from the model's output tensor directly; drop the `detach()`/`.data`/re-wrap on that path."

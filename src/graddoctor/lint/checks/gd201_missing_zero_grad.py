@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import ast
+
 from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD201"
+
+
+def _built_in_loop(a: FileAnalysis, it, step) -> bool:
+    """`opt = optim.SGD(...); opt.step()` inside the loop: a fresh optimizer per pass is a one-shot check, not training."""
+    b = a.binding_before(it.unit, step.target, step.line)
+    loop = it.node
+    return (
+        b is not None
+        and loop.lineno <= b.line <= (loop.end_lineno or loop.lineno)
+        and type(b.value) is ast.Call
+        and a.names.classify_call(b.value) == "optimizer"
+    )
 
 
 def check(a: FileAnalysis, r: Reporter) -> None:
@@ -26,7 +40,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         if not cleared <= stepped:
             continue  # `opt.zero_grad()` on a name we cannot match (a loop variable, an alias): it may be this one
         for step in steps:
-            if step.target is None or step.target in cleared:
+            if step.target is None or step.target in cleared or _built_in_loop(a, it, step):
                 continue
             backward = it.of("backward")[0]
             r.add(

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted, strip_to
+from graddoctor.lint.analysis.scan import covers, lines_matching
 from graddoctor.lint.checks.gd105_unregistered_parameter import PARAMETER_FREE
 from graddoctor.lint.reporter import Reporter
 
@@ -59,13 +61,37 @@ def _repeated(a: FileAnalysis, unit: Unit, node: ast.AST, inside: bool) -> str |
     return None
 
 
+# Candidate lines: `[...] * n`, `n * [...]`, `[name for ...]` (the shapes `_repeated` judges).
+_SHAPES = re.compile(r"\]\s*\*|\*\s*\[|\[\s*[\w.]+\s+for\s")
+
+
+_SHARE_WORDS = re.compile(r"shar(?:e|ed|ing)|(?:^|[._])tie(?:d|_|$)|tying", re.IGNORECASE)
+
+
+def _sharing_meant(a: FileAnalysis, parents: dict[int, ast.AST], node: ast.AST, found: str) -> bool:
+    """`[shared_bbox] * n`, or under `if config.share_bbox_head:`: the code says the weights are shared on purpose."""
+    if _SHARE_WORDS.search(found):
+        return True
+    up = parents.get(id(node))
+    while up is not None:
+        if isinstance(up, ast.If) and _SHARE_WORDS.search(a.segment(up.test) or ""):
+            return True
+        up = parents.get(id(up))
+    return False
+
+
 def check(a: FileAnalysis, r: Reporter) -> None:
     if "*" not in a.source and " for " not in a.source:
+        return
+    lines = lines_matching(a.source, _SHAPES)
+    if not lines:
         return
     for unit in a.units:
         for stmt in unit.node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue  # their bodies are units of their own
+            if not covers(lines, stmt.lineno, stmt.end_lineno or stmt.lineno):
+                continue
             parents: dict[int, ast.AST] = {}
             for parent in ast.walk(stmt):
                 for child in ast.iter_child_nodes(parent):
@@ -73,7 +99,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 if not isinstance(parent, (ast.BinOp, ast.ListComp)):
                     continue
                 found = _repeated(a, unit, parent, _inside_container(parents, parent))
-                if found is None:
+                if found is None or _sharing_meant(a, parents, parent, found):
                     continue
                 how = "`[...] * n`" if isinstance(parent, ast.BinOp) else "a comprehension that yields it each time"
                 r.add(

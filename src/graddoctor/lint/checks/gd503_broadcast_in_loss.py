@@ -10,9 +10,11 @@ target is plainly one-dimensional: a column picked with `data[:, j]`, a
 from __future__ import annotations
 
 import ast
+import re
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted, keyword, strip_to
+from graddoctor.lint.analysis.scan import lines_matching, walk_lines
 from graddoctor.lint.analysis.values import is_model_call
 from graddoctor.lint.checks._model_outputs import made_by
 from graddoctor.lint.reporter import Reporter
@@ -102,6 +104,9 @@ def _two_dimensional_input(call: ast.Call) -> bool:
     return isinstance(call.func, ast.Attribute) and isinstance(call.func.value, (ast.Name, ast.Subscript))
 
 
+_POWER = re.compile(r"\)\s*\*\*")  # `(a - b) ** 2`; not `**kwargs`
+
+
 def _int_constant(node: ast.expr) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         node = node.operand
@@ -135,7 +140,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         if diff is not None:
             pairs.append((call, diff.left, diff.right, ctx))
     if "**" in a.source:
-        for node in ast.walk(a.tree):
+        for node in walk_lines(a.tree, lines_matching(a.source, _POWER)):
             diff = _difference(node) if type(node) is ast.BinOp else None
             if diff is not None:
                 pairs.append((node, diff.left, diff.right, None))

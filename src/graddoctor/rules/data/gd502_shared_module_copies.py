@@ -25,6 +25,8 @@ The list repeats a reference, not the layer: the n "layers" are one set of weigh
 
 ```
 To share one layer on purpose (ALBERT-style), keep a single module and call it n times in `forward`; `copy.deepcopy(block)` makes independent copies of a configured block.
+`graddoctor lint` stays silent where the code says the sharing is meant: the repeated module's name
+says so (`shared_head`, `tied_block`) or the repeat sits under a test such as `if config.share_bbox_head:`.
 """
 
 from graddoctor.finding import Severity

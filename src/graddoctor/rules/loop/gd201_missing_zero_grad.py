@@ -31,6 +31,9 @@ True
 True
 
 ```
+`graddoctor lint` does not report a loop that builds a fresh optimizer on each pass
+(`opt = optim.SGD(...)` then `opt.step()` in the same loop): that is a one-shot check of a
+step, such as a numeric comparison of two models, not a training loop.
 """
 
 from graddoctor.finding import Severity
