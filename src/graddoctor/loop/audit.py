@@ -110,6 +110,8 @@ class LoopAudit(Observer):
             self._scheduler(event)
         elif kind == "scaler":
             self._scaler(event)
+        elif kind == "loader":
+            self.schedulers.new_pass(event.target)
 
     # --- the rules --------------------------------------------------------------------------
 

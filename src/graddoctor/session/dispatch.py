@@ -74,6 +74,7 @@ def _install() -> None:
         _patch_clipping()
         _patch_schedulers()
         _patch_scaler()
+        _patch_loaders()
     except BaseException:
         _uninstall()
         raise
@@ -288,3 +289,10 @@ def _patch_scaler() -> None:
 
     for name in ("scale", "unscale_", "step", "update"):
         _patcher.wrap(grad_scaler.GradScaler, name, _method_wrapper("scaler", name))
+
+
+def _patch_loaders() -> None:
+    # iter(loader) begins a pass over the data: the loop audit counts scheduler steps per pass.
+    from torch.utils.data import DataLoader
+
+    _patcher.wrap(DataLoader, "__iter__", _method_wrapper("loader", "iter"))
