@@ -42,7 +42,8 @@ def last_loader() -> DataLoader | None:
 
 
 def listen(listener) -> None:
-    """Start sending loss calls to `listener.on_loss(name, args, kwargs, caller_frame)`."""
+    """Start sending loss calls to `listener.on_loss(name, args, kwargs, caller_frame)`, and their
+    results to `listener.on_loss_result(result, caller_frame)` when it has one."""
     if not _listeners:
         try:
             _install()
@@ -73,11 +74,17 @@ def _install() -> None:
 def _loss_wrapper(name: str) -> Callable[[Callable], Callable]:
     def make(original: Callable) -> Callable:
         def loss(*args, **kwargs):
-            if _listeners:
-                frame = sys._getframe(1)
-                for listener in list(_listeners):
-                    listener.on_loss(name, args, kwargs, frame)  # guards itself: never raises
-            return original(*args, **kwargs)
+            if not _listeners:
+                return original(*args, **kwargs)
+            frame = sys._getframe(1)
+            for listener in list(_listeners):
+                listener.on_loss(name, args, kwargs, frame)  # guards itself: never raises
+            result = original(*args, **kwargs)
+            for listener in list(_listeners):
+                after = getattr(listener, "on_loss_result", None)
+                if after is not None:
+                    after(result, frame)  # guards itself: never raises
+            return result
 
         return loss
 
