@@ -125,7 +125,7 @@ class KeptAlive(Observer):
         pass  # the result is what is followed
 
     def on_loss_result(self, result, frame) -> None:
-        if not self._following:
+        if not self._following or torch.compiler.is_compiling():  # never inside a graph being traced
             return
         try:
             where = self.lifetimes.on_result(result, frame)
