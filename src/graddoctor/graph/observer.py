@@ -17,6 +17,7 @@ import torch
 from graddoctor.finding import Finding
 from graddoctor.graph.checks import check_loss_value, check_reach
 from graddoctor.graph.naming import ModelIndex
+from graddoctor.graph.replaced import ReplacedModels
 from graddoctor.locate import Location
 from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent, CallEvent, CutSource, Observer
@@ -36,6 +37,7 @@ class GraphObserver(Observer):
         self.walked = 0
         self.zero_grads_since_backward: list[CallEvent] = []
         self.zero_grads_total = 0
+        self.replaced = ReplacedModels()
 
     def before_backward(self, event: BackwardEvent) -> None:
         self.zero_grads_since_backward = []
@@ -56,6 +58,8 @@ class GraphObserver(Observer):
                 for leaf in walked.leaves:
                     if id(leaf) not in self._reached:
                         self._reached[id(leaf)] = weakref.ref(leaf)
+                if event.index:
+                    self.replaced.walked(self.session, walked.leaves, event.where)
 
     def on_call(self, event: CallEvent) -> None:
         if event.kind == "zero_grad":
@@ -87,7 +91,7 @@ class GraphObserver(Observer):
         if not reached and any(f.code in _LOSS_HAS_NO_GRAPH for f in out):
             # Nothing was reached because the loss itself has no graph: that finding says it all.
             reach = [f for f in reach if f.code != "GD104"]
-        out.extend(reach)
+        out.extend(self.replaced.explain(f, session) for f in reach)
         return out
 
     def explain_exception(self, exc: BaseException, where: Location) -> list[Finding]:

@@ -20,6 +20,7 @@ from graddoctor.locate import NOWHERE, Location
 from graddoctor.loop.gd205_scheduler_misuse import SchedulerSteps
 from graddoctor.loop.state import GradMark, OptimizerState, param_ids_of
 from graddoctor.rules import make
+from graddoctor.session.manual_steps import ManualUpdates
 from graddoctor.session.observer import BackwardEvent, CallEvent, Observer, StepEvent
 
 _TRAIN_MODE_MODULES = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)
@@ -72,12 +73,7 @@ class LoopAudit(Observer):
         backward_since = self.last_backward_tick > st.last_step_tick
         if backward_since and st.steps and st.last_zero_tick < st.last_step_tick:
             if st.after_step is None or not st.after_step.cleared(self.backwards, self.writes):
-                self._add("GD201", id(event.optimizer), make(
-                    "GD201",
-                    f"{type(event.optimizer).__name__} stepped again at step {st.steps + 1} without zero_grad() "
-                    "since its previous step: the gradients of earlier batches are still in .grad and add up.",
-                    step=st.steps, **event.where.shown(),
-                ))
+                self._add("GD201", id(event.optimizer), _missing_zero_grad(event, st.steps))
         filled = st.grads_tick > st.last_step_tick
         if filled and st.last_zero_tick > st.grads_tick and self._no_gradient_since_zero(st):
             zero = st.last_zero_where
@@ -97,6 +93,10 @@ class LoopAudit(Observer):
         self.last_step_tick = self.tick
         st.stepped_in_call = True
         st.after_step = GradMark.take(st.params(), self.backwards, self.writes)
+        first = getattr(event.optimizer, "first_update", None)
+        if isinstance(event.optimizer, ManualUpdates) and first is not None:
+            # By hand, a gradient may be cleared right after its own update, before the step ends.
+            st.after_step = GradMark(first[0], first[1], first[2], self.backwards, self.writes)
 
     def on_call(self, event: CallEvent) -> None:
         self.tick += 1
@@ -110,6 +110,8 @@ class LoopAudit(Observer):
             self._scheduler(event)
         elif kind == "scaler":
             self._scaler(event)
+        elif kind == "loader":
+            self.schedulers.new_pass(event.target)
 
     # --- the rules --------------------------------------------------------------------------
 
@@ -297,6 +299,24 @@ class LoopAudit(Observer):
     def _steps_by_id(self, key: int) -> int | None:
         st = self._states.get(key)
         return st.steps if st is not None else None
+
+
+def _missing_zero_grad(event: StepEvent, steps: int) -> Finding:
+    if isinstance(event.optimizer, ManualUpdates):  # a loop that updates its parameters by hand
+        return make(
+            "GD201",
+            f"The parameters are updated by hand again at step {steps + 1} without clearing their gradients "
+            "since the previous update: the gradients of earlier batches are still in .grad and add up.",
+            hint="Clear the gradients after each update: `p.grad.zero_()` for each parameter you update "
+                 "(or `model.zero_grad()` before `backward()`).",
+            step=steps, **event.where.shown(),
+        )
+    return make(
+        "GD201",
+        f"{type(event.optimizer).__name__} stepped again at step {steps + 1} without zero_grad() "
+        "since its previous step: the gradients of earlier batches are still in .grad and add up.",
+        step=steps, **event.where.shown(),
+    )
 
 
 def _related(where: Location, note: str):

@@ -7,6 +7,10 @@ alive: an op that extends a graph made before the iteration began (its input's
 node: `total += loss`), and a tensor with history made in the iteration that is
 still alive `lag` steps later (outputs appended to a list). Outside the sampled
 iterations nothing is installed, so the hot path pays nothing.
+
+Between windows, loss results are followed by loop/loss_lifetimes.py: a line
+whose loss results pile up alive (an evaluation without no_grad summing
+`criterion(...)`) is caught whenever it happens, not only in a window.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from torch.overrides import TorchFunctionMode
 
 from graddoctor.finding import Finding
 from graddoctor.locate import Location, is_user_file
+from graddoctor.loop.loss_lifetimes import LossLifetimes
+from graddoctor.lossdata import patches as loss_patches
 from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
 
@@ -109,6 +115,35 @@ class KeptAlive(Observer):
         self.windows = 0
         self.cycles = 0
         self._next_window = first
+        self.lifetimes = LossLifetimes()
+        self._following = True
+
+    def start(self, session) -> None:
+        super().start(session)
+        loss_patches.listen(self)
+
+    # --- loss results, every call (cheap) ---------------------------------------------------
+
+    def on_loss(self, name: str, args: tuple, kwargs: dict, frame) -> None:
+        pass  # the result is what is followed
+
+    def on_loss_result(self, result, frame) -> None:
+        if not self._following or torch.compiler.is_compiling():  # never inside a graph being traced
+            return
+        try:
+            where = self.lifetimes.on_result(result, frame)
+        except Exception:  # our failure stops the following, never the user's step
+            self._following = False
+            self.session.internal_errors.append("kept-alive: following loss results failed")
+            return
+        if where is not None and where.file is not None:
+            _, n, age = self.lifetimes.kept[-1]
+            key = (where.file, where.line)
+            if key not in self._found:
+                self._found[key] = make("GD207", (
+                    f"{n} results of the loss computed at this line are still alive, the oldest made "
+                    f"{age} calls ago: they are kept (summed into a running total, or stored) with their "
+                    "autograd graphs, so memory grows with every batch."), **where.shown())
 
     def before_backward(self, event: BackwardEvent) -> None:
         if self._loop_code is None:
@@ -184,6 +219,7 @@ class KeptAlive(Observer):
         self._found[where] = make("GD207", message, **loc.shown())
 
     def stop(self) -> None:
+        loss_patches.unlisten(self)
         if self._recorder is not None:
             recorder, self._recorder = self._recorder, None
             _remove_mode(recorder)

@@ -44,7 +44,8 @@ def last_loader() -> DataLoader | None:
 
 
 def listen(listener) -> None:
-    """Start sending loss calls to `listener.on_loss(name, args, kwargs, caller_frame)`."""
+    """Start sending loss calls to `listener.on_loss(name, args, kwargs, caller_frame)`, and their
+    results to `listener.on_loss_result(result, caller_frame)`."""
     if not _listeners:
         try:
             _install()
@@ -85,9 +86,12 @@ def _loss_wrapper(name: str) -> Callable[[Callable], Callable]:
                 listener.on_loss(name, args, kwargs, frame)  # guards itself: never raises
             _inside.active = True
             try:
-                return original(*args, **kwargs)
+                result = original(*args, **kwargs)
             finally:
                 _inside.active = False
+            for listener in list(_listeners):
+                listener.on_loss_result(result, frame)  # guards itself: never raises
+            return result
 
         return loss
 

@@ -16,6 +16,7 @@ import torch
 from torch.optim import lr_scheduler
 
 from graddoctor.locate import user_location
+from graddoctor.session.manual_steps import ManualSteps
 from graddoctor.session.observer import BackwardEvent, CallEvent
 from graddoctor.session.patches import Patcher
 
@@ -45,6 +46,9 @@ class _Nested:
         setattr(_state, self.kind, _depth(self.kind) - 1)
 
 
+manual = ManualSteps(lambda: list(_sessions), lambda: getattr(_state, "stepping", None))
+
+
 def active_sessions() -> list[Any]:
     return list(_sessions)
 
@@ -71,12 +75,14 @@ def _install() -> None:
         _patch_schedulers()
         _patch_scaler()
         _patch_warnings()
+        _patch_loaders()
     except BaseException:
         _uninstall()
         raise
 
 
 def _uninstall() -> None:
+    manual.uninstall()
     _state.stepping = None  # a step that raised leaves it set; the next session starts clean
     while _handles:
         _handles.pop().remove()
@@ -99,6 +105,7 @@ def _patch_backward() -> None:
         def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, *args, **kwargs):
             if not _sessions or _depth("backward"):
                 return original(tensors, grad_tensors, retain_graph, create_graph, *args, **kwargs)
+            manual.end()
             with _Nested("backward"):
                 event = BackwardEvent(
                     loss=tensors,
@@ -120,6 +127,7 @@ def _patch_backward() -> None:
                     raise
                 for session in list(_sessions):
                     session.after_backward(event)
+                _guarded(lambda: manual.after_backward(tensors))
                 # Observers may keep the event (its line); they must not keep the loss,
                 # or its graph would outlive the iteration (and be reported as GD207).
                 event.loss = None
@@ -162,6 +170,7 @@ def _patch_optimizer() -> None:
         current = getattr(_state, "stepping", None)
         if current is not None and current is not optimizer:
             return None
+        _guarded(manual.real_step)
         _state.stepping = optimizer
         _state.step_begun = False
         where = user_location(sys._getframe(1))
@@ -203,7 +212,22 @@ def _patch_optimizer() -> None:
 # --- zero_grad, clipping, schedulers, GradScaler ------------------------------------------
 
 
+def _guarded(call: Callable[[], None]) -> None:
+    """Our own bookkeeping outside any observer: a failure of it is recorded, never the user's."""
+    try:
+        call()
+    except Exception:
+        for session in list(_sessions):
+            session.internal_errors.append(f"manual steps failed: {sys.exc_info()[1]!r}")
+
+
+def flush_manual_step() -> None:
+    """The session ends: a manual step in progress is complete."""
+    _guarded(manual.end)
+
+
 def _call_event(kind: str, method: str, target, args: tuple, kwargs: dict, result=None) -> None:
+    manual.end()
     where = user_location(sys._getframe(2))
     event = CallEvent(kind=kind, target=target, where=where, step=0, method=method, args=args, kwargs=kwargs, result=result)
     for session in list(_sessions):
@@ -274,3 +298,10 @@ def _patch_scaler() -> None:
 
     for name in ("scale", "unscale_", "step", "update"):
         _patcher.wrap(grad_scaler.GradScaler, name, _method_wrapper("scaler", name))
+
+
+def _patch_loaders() -> None:
+    # iter(loader) begins a pass over the data: the loop audit counts scheduler steps per pass.
+    from torch.utils.data import DataLoader
+
+    _patcher.wrap(DataLoader, "__iter__", _method_wrapper("loader", "iter"))

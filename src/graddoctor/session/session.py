@@ -90,6 +90,10 @@ class Session:
     def detach(self) -> None:
         if not self.attached:
             return
+        try:
+            dispatch.flush_manual_step()  # a manual step in progress ends with the session
+        except StopRun:
+            pass  # it was the --max-steps-th: the session ends here anyway
         self.attached = False
         try:
             for observer in self._live():

@@ -1,7 +1,7 @@
 """GD106 parameter-not-in-optimizer (error, detected at runtime).
 
 ## What it does
-Finds model parameters that receive gradients but belong to no optimizer: a layer replaced after the optimizer was built, an optimizer given a subset of the parameters.
+Finds model parameters that receive gradients but belong to no optimizer: a layer replaced after the optimizer was built, an optimizer given a subset of the parameters, a whole model replaced during training (`model = copy.deepcopy(best_model)` on rollback, `model = Net()` re-created) while the optimizer still holds the old one. A replaced model is found when a walked backward reaches parameters that no known model or optimizer holds, and reported at the line that rebound the model's name when the script shows it.
 
 ## Why is this bad?
 Gradients are computed for them on every step, at full cost, and then never applied: those weights never change, which looks exactly like a layer that does not learn.

@@ -1,7 +1,7 @@
 """GD205 scheduler-misuse (warning, detected at runtime and statically).
 
 ## What it does
-Finds `lr_scheduler.step()` called before the first `optimizer.step()`, or an epoch-based scheduler stepped every batch.
+Finds `lr_scheduler.step()` called before the first `optimizer.step()`, or an epoch-based scheduler (StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, ReduceLROnPlateau) stepped every batch: at run time, its second step within one pass over a DataLoader, when its period (step_size, first milestone, T_max, patience, or a tenfold decay for ExponentialLR) is shorter than the pass. A schedule sized in iterations (`T_max=epochs * len(loader)`) stepped per batch is correct and not reported. Without a DataLoader, a scheduler that stepped with every optimizer step and brought the rate down to 1% of its start is reported at the end of the run.
 
 ## Why is this bad?
 Stepping before the optimizer skips the first value of the schedule. An epoch scheduler stepped per batch decays the learning rate hundreds of times too fast: with StepLR(step_size=30, gamma=0.1) and 500 batches per epoch, the rate is 1e-16 of its start after the first epoch.
@@ -41,6 +41,6 @@ RULE = Rule(
     name='scheduler-misuse',
     severity=Severity.WARNING,
     detected='RS',
-    hint="Step epoch-based schedulers (StepLR, MultiStepLR, ExponentialLR, ReduceLROnPlateau) once per epoch, after the epoch's `optimizer.step()` calls; call `scheduler.step()` after `optimizer.step()`.",
+    hint="Step epoch-based schedulers (StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, ReduceLROnPlateau) once per epoch, after the epoch's `optimizer.step()` calls; call `scheduler.step()` after `optimizer.step()`.",
     doc=__doc__,
 )

@@ -1,7 +1,7 @@
 """GD207 graph-kept-alive (warning, detected at runtime and statically).
 
 ## What it does
-Finds tensors with autograd history kept across iterations (`total += loss`, appending outputs to a list, an eval loop without `no_grad`), so memory grows step after step.
+Finds tensors with autograd history kept across iterations (`total += loss`, appending outputs to a list, an eval loop without `no_grad`), so memory grows step after step. At run time every result of a `torch.nn.functional` loss (and so of the nn loss modules) is followed: a line whose results pile up alive (10 or more at once, the oldest made 10 calls earlier) is reported at once, even in an evaluation that runs between optimizer steps; other tensors are checked in sampled iterations.
 
 ## Why is this bad?
 Each kept tensor holds its whole computation graph, with every saved activation, alive: memory grows with every iteration until the process runs out of memory, and the step time grows with it.
