@@ -82,15 +82,18 @@ class ModelIndex:
         return [p for p in self.params.values() if p.requires_grad]
 
 
-_WRAPPERS = frozenset({"DistributedDataParallel", "DataParallel"})
+_WRAPPERS = frozenset({"DistributedDataParallel", "DataParallel", "OptimizedModule"})
 
 
 def unwrap(model: nn.Module) -> nn.Module:
-    """The user's model inside a (Distributed)DataParallel wrapper, named as they name it
-    (`aux.weight`, not `module.aux.weight`)."""
-    inner = getattr(model, "module", None)
-    if type(model).__name__ in _WRAPPERS and isinstance(inner, nn.Module):
-        return inner
+    """The user's model inside (Distributed)DataParallel or `torch.compile` wrappers, named as
+    they name it (`aux.weight`, not `module.aux.weight` or `_orig_mod.aux.weight`)."""
+    for _ in range(4):  # DDP(torch.compile(model)) and the like nest a few levels at most
+        name = type(model).__name__
+        inner = getattr(model, "_orig_mod" if name == "OptimizedModule" else "module", None)
+        if name not in _WRAPPERS or not isinstance(inner, nn.Module):
+            return model
+        model = inner
     return model
 
 

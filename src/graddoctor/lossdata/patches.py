@@ -73,7 +73,8 @@ def _install() -> None:
 def _loss_wrapper(name: str) -> Callable[[Callable], Callable]:
     def make(original: Callable) -> Callable:
         def loss(*args, **kwargs):
-            if _listeners:
+            # Inside compiled code dynamo would trace our bookkeeping (a graph break): skip it there.
+            if _listeners and not torch.compiler.is_compiling():
                 frame = sys._getframe(1)
                 for listener in list(_listeners):
                     listener.on_loss(name, args, kwargs, frame)  # guards itself: never raises

@@ -17,6 +17,7 @@ from torch.optim import lr_scheduler
 
 from graddoctor.locate import user_location
 from graddoctor.session.observer import BackwardEvent, CallEvent
+from graddoctor.session import compiled
 from graddoctor.session.patches import Patcher
 
 _sessions: list[Any] = []
@@ -70,6 +71,7 @@ def _install() -> None:
         _patch_clipping()
         _patch_schedulers()
         _patch_scaler()
+        compiled.install()
     except BaseException:
         _uninstall()
         raise
@@ -80,6 +82,7 @@ def _uninstall() -> None:
     while _handles:
         _handles.pop().remove()
     _patcher.restore()
+    compiled.uninstall()
 
 
 # --- backward ---------------------------------------------------------------------------
