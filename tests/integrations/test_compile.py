@@ -9,6 +9,7 @@ warning may appear.
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import pytest
@@ -22,6 +23,11 @@ from tests.integrations.programs.compiled_gpt import TinyGPT, batches
 pytestmark = pytest.mark.slow
 
 STEPS = 6  # past step 2, where the GD207 sampler first opens its TorchFunctionMode
+
+
+def line_of(marker: str) -> int:
+    with open(__file__, encoding="utf-8") as handle:
+        return next(n for n, text in enumerate(handle, 1) if text.rstrip().endswith(f"# <- {marker}"))
 
 
 def dynamo_counts() -> dict:
@@ -82,3 +88,77 @@ def test_compiled_wrapper_names_parameters_as_the_user_does():
     index = ModelIndex({"model": compiled})
     assert index.name(model.lm_head.weight) == "lm_head.weight"
     assert index.name(model.blocks[1].qkv.bias) == "blocks.1.qkv.bias"
+
+
+COMPILED_BUGS = """
+import json
+import torch
+from torch import nn
+from torch._dynamo.utils import counters
+
+torch.manual_seed(0)
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Sequential(nn.Linear(8, 16), nn.ReLU())
+        self.unused = nn.Sequential(nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 2))
+        self.head = nn.Linear(16, 2)
+
+    def forward(self, x):
+        return self.head(self.encoder(x))
+
+model = torch.compile(Net())
+optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)
+for step in range(8):
+    loss = nn.functional.cross_entropy(model(torch.randn(16, 8)), torch.randint(0, 2, (16,)))
+    loss.backward()
+    optimizer.step()
+with open("dynamo.json", "w") as out:
+    json.dump({"graph_break": dict(counters["graph_break"]), "stats": dict(counters["stats"])}, out)
+"""
+
+
+def test_run_names_user_lines_in_a_compiled_model_without_breaking_its_graph(graddoctor_cli):
+    ran = graddoctor_cli("run", "train.py", script=COMPILED_BUGS, timeout=600)
+    assert ran.report["status"] == "completed", ran.stdout + ran.stderr
+    gd104 = ran.finding("GD104")
+    assert gd104["subjects"] == ["unused.0.weight", "unused.0.bias", "unused.2.weight", "unused.2.bias"]
+    assert (gd104["file"], gd104["line"]) == ("train.py", 23)  # loss.backward()
+    gd201 = ran.finding("GD201")
+    assert (gd201["file"], gd201["line"]) == ("train.py", 24)  # optimizer.step(), with no zero_grad
+    dynamo = json.loads((graddoctor_cli.path / "dynamo.json").read_text())
+    # The same graph as `python train.py` makes: one graph, no break, and no dynamo warning.
+    assert dynamo == {"graph_break": {}, "stats": {"calls_captured": 3, "unique_graphs": 1}}
+    assert "Dynamo" not in ran.stderr and "_getframe" not in ran.stderr
+
+
+class Classifier(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+
+    def forward(self, x):
+        return self.body(x)
+
+
+@pytest.mark.parametrize("scale", [50.0, 1.0])  # 50: sigmoid saturates, log(0) = -inf; 1: the near miss
+def test_nan_loss_from_a_compiled_model_is_reported_at_the_users_line(scale):
+    torch.manual_seed(0)
+    model = torch.compile(Classifier())
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    with graddoctor.watch(model, optimizer, deep=True) as watch:
+        for _ in range(6):
+            x = torch.randn(32, 8) * scale
+            y = torch.randint(0, 2, (32, 1)).float()
+            p = torch.sigmoid(model(x))
+            loss = -(y * torch.log(p) + (1 - y) * torch.log(1 - p)).mean()  # <- log
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    codes = {f.code: f for f in watch.report().findings}
+    if scale == 1.0:
+        assert not codes, [str(f) for f in codes.values()]
+        return
+    assert "GD301" in codes
+    assert codes["GD301"].line == line_of("log")
