@@ -18,6 +18,7 @@ from torch import nn
 
 from graddoctor.assembly import standard_session
 from graddoctor.report.report import Report
+from graddoctor.session import compiled
 from graddoctor.session.session import SessionHandle
 
 _OWN_OPTIONS = ("walk_every", "walk_first", "kept_alive_every")
@@ -54,6 +55,7 @@ class Watch(SessionHandle):
         report = Report(command="watch", findings=findings, layers=layers, steps_observed=self.session.step)
         for error in self.session.internal_errors:
             report.notes.append("graddoctor internal error (please report it with a minimal script):\n" + error)
+        compiled.add_note(report, self.session)
         return report
 
 

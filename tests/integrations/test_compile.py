@@ -131,6 +131,7 @@ def test_run_names_user_lines_in_a_compiled_model_without_breaking_its_graph(gra
     # The same graph as `python train.py` makes: one graph, no break, and no dynamo warning.
     assert dynamo == {"graph_break": {}, "stats": {"calls_captured": 3, "unique_graphs": 1}}
     assert "Dynamo" not in ran.stderr and "_getframe" not in ran.stderr
+    assert "deep mode does not see inside" in " ".join(ran.stdout.split())  # the report says what it missed
 
 
 class Classifier(torch.nn.Module):
@@ -156,9 +157,36 @@ def test_nan_loss_from_a_compiled_model_is_reported_at_the_users_line(scale):
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-    codes = {f.code: f for f in watch.report().findings}
+    report = watch.report()
+    codes = {f.code: f for f in report.findings}
     if scale == 1.0:
         assert not codes, [str(f) for f in codes.values()]
+        assert report.notes == []
         return
+    assert any("deep mode does not see inside" in note for note in report.notes)
     assert "GD301" in codes
     assert codes["GD301"].line == line_of("log")
+
+
+def test_watch_attached_after_compiling_reuses_the_compiled_graph():
+    """The model compiles before watch() patches F.cross_entropy (called inside its forward):
+    dynamo, which guards on the functions it traced, must still find its graph valid."""
+    torch._dynamo.reset()
+    counters.clear()
+    torch.manual_seed(0)
+    model = TinyGPT()
+    compiled = torch.compile(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    data = list(batches(6))
+    for idx, targets in data[:2]:
+        opt.zero_grad()
+        compiled(idx, targets).backward()
+        opt.step()
+    before = dynamo_counts()
+    with graddoctor.watch(compiled, opt, deep=True) as watch:
+        for idx, targets in data[2:]:
+            opt.zero_grad()
+            compiled(idx, targets).backward()
+            opt.step()
+    assert dynamo_counts() == before
+    assert watch.report().ok

@@ -85,6 +85,7 @@ def run_cell(ipython: Any, cell: str, opts: argparse.Namespace):
     from graddoctor.report.report import Report
     from graddoctor.runner.script import _explain
     from graddoctor.session.session import StopRun
+    from graddoctor.session import compiled
 
     filename = f"Cell In[{_cell_number(ipython)}]"
     source = "\n" + cell  # line 1 of the cell is the `%%graddoctor` line: keep the cell's numbering
@@ -116,6 +117,7 @@ def run_cell(ipython: Any, cell: str, opts: argparse.Namespace):
                     status=status, exception=exception, steps_observed=session.step)
     report.notes.extend("graddoctor internal error (please report it with a minimal script):\n" + error
                         for error in session.internal_errors)
+    compiled.add_note(report, session)
     _write(report, opts)
     if not opts.quiet:
         from IPython.display import display

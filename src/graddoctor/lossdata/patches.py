@@ -21,6 +21,7 @@ from torch.nn import functional as F
 from torch.utils.data import DataLoader
 
 from graddoctor.locate import Location, user_location
+from graddoctor.session import compiled
 from graddoctor.session.patches import Patcher
 
 # The losses that are looked at, by function name (what `nn.*Loss.forward` calls).
@@ -62,6 +63,7 @@ def unlisten(listener) -> None:
 
 
 def _install() -> None:
+    compiled.hide_patches(_patcher)  # a compiled model calling F.cross_entropy sees torch's own
     for name in LOSSES:
         _patcher.wrap(F, name, _loss_wrapper(name))
     for cls in CONTAINERS:

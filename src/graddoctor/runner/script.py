@@ -15,6 +15,7 @@ from graddoctor.finding import Finding
 from graddoctor.locate import Location, declare_user_file, display_path, traceback_user_location
 from graddoctor.report.report import Report
 from graddoctor.session.session import Session, StopRun
+from graddoctor.session import compiled
 
 
 class UsageError(Exception):
@@ -141,6 +142,7 @@ def run_target(
         steps_observed=session.step,
         exit_status=exit_status,
     )
+    compiled.add_note(report, session)
     return RunOutcome(report, session, exit_status, user_exc)
 
 

@@ -30,6 +30,7 @@ from torch.nn.modules import module as _module
 HIDDEN = "_graddoctor_hidden_when_compiled"
 
 calls = 0  # compiled calls made while installed: what deep mode could not see
+_patchers: list[Any] = []  # session.patches.Patcher whose replacements compiled code must not see
 _touched: list[list] = []  # hook lists we appended to, to take our hook out again
 _context_class: Any = None
 
@@ -51,10 +52,13 @@ def _hide() -> Callable[[], None]:
     for d in hook_dicts:
         for key in [k for k, hook in d.items() if _ours(hook)]:
             del d[key]
-    if len(kept) == len(stack) and all(len(d) == len(s) for d, s in zip(hook_dicts, saved)):
+    swap_ins = [patcher.swap_out() for patcher in _patchers if patcher.active]
+    if not swap_ins and len(kept) == len(stack) and all(len(d) == len(s) for d, s in zip(hook_dicts, saved)):
         return _nothing
 
     def show() -> None:
+        for swap_in in swap_ins:
+            swap_in()
         now = [torch._C._pop_torch_function_stack() for _ in range(torch._C._len_torch_function_stack())][::-1]
         # The compiled code left the stack as it found it (the usual case): restore the exact order.
         # Otherwise keep what it did and put ours back on top.
@@ -91,6 +95,13 @@ class _WithOurHook:
         ctx.__dict__["enter_exit_hooks"] = value
 
 
+def hide_patches(patcher: Any) -> None:
+    """Compiled code sees the originals of what `patcher` replaced (dynamo guards on the functions
+    it calls: a loss function replaced after compiling would recompile the model)."""
+    if patcher not in _patchers:
+        _patchers.append(patcher)
+
+
 def install() -> None:
     """Hide graddoctor from compiled code until `uninstall()`; a no-op where dynamo is absent."""
     global _context_class, calls
@@ -119,3 +130,15 @@ def uninstall() -> None:
             hooks = _touched.pop()
             while _hide in hooks:
                 hooks.remove(_hide)
+
+
+def add_note(report: Any, session: Any) -> None:
+    """Say so in the report when compiled code hid something deep mode would have named:
+    deep mode was on, compiled code ran, and a finding is of the kind deep mode explains."""
+    deep = any(getattr(o, "_ever_active", False) for o in session.observers)
+    if not (deep and calls and any(c.startswith(("GD1", "GD3")) for c in report.codes)):
+        return
+    report.notes.append(
+        f"{calls} call{'s' if calls != 1 else ''} ran torch.compile'd code, which deep mode does not see inside: "
+        "a cut, in-place edit or NaN origin inside the compiled model is not named. To name it, run once "
+        "without torch.compile (or with torch.compiler.set_stance(\"force_eager\")).")
