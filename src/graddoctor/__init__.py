@@ -37,6 +37,19 @@ __all__ = sorted([*_EXPORTS, "__version__"])
 from graddoctor.explain.explainer import explain  # noqa: E402
 
 
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext graddoctor` in Jupyter/IPython: the `%%graddoctor` cell magic."""
+    from graddoctor.integrations.notebook import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython) -> None:
+    from graddoctor.integrations.notebook import unload_ipython_extension as unload
+
+    unload(ipython)
+
+
 def __getattr__(name: str):
     module = _EXPORTS.get(name)
     if module is None:

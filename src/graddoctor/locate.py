@@ -37,6 +37,7 @@ _LIBRARY_DIRS = _library_dirs()
 _FOREIGN_LIBRARY = re.compile(r"/(site|dist)-packages/|/lib/python\d\.\d+/|/lib/pypy")
 _user_files: set[str] = set()  # scripts handed to `graddoctor run`
 _verdicts: dict[str, bool] = {}
+_namers: list[Callable[[str], str | None]] = []  # e.g. a notebook's: cell file -> "Cell In[3]"
 
 
 def declare_user_file(path: str) -> None:
@@ -70,10 +71,25 @@ def _judge(filename: str) -> bool:
     return _FOREIGN_LIBRARY.search(filename.replace("\\", "/")) is None
 
 
+def name_files(namer: Callable[[str], str | None]) -> None:
+    """Show the files `namer` knows by its name for them (a notebook names its cells)."""
+    if namer not in _namers:
+        _namers.append(namer)
+
+
+def forget_namer(namer: Callable[[str], str | None]) -> None:
+    if namer in _namers:
+        _namers.remove(namer)
+
+
 def display_path(filename: str | None) -> str | None:
     """The path relative to the cwd when it lies below it, else as it is."""
     if filename is None:
         return None
+    for namer in _namers:
+        name = namer(filename)
+        if name is not None:
+            return name
     if filename.startswith("<"):
         return filename
     try:

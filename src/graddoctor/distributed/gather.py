@@ -148,7 +148,12 @@ def merge(own: Report, answers: dict[int, RankResult], world_size: int, fail_on:
                 f.rank = rank
                 findings.append(f)
     diverged = replicas_diverged(answers)
-    if diverged is not None:
+    # Unused parameters without find_unused_parameters (GD401, and the run crashed on DDP's reduction
+    # error): DDP never finished the reduction, so each rank stepped on its own gradients. The drift
+    # is that finding's consequence, and its fix.
+    reduction_failed = any(f.code == "GD401" for f in findings) and (
+        own.status == "crashed" or any(a.status == "crashed" for a in answers.values()))
+    if diverged is not None and not reduction_failed:
         findings.append(diverged)
 
     status, exception = own.status, own.exception

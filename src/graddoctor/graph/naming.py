@@ -44,6 +44,7 @@ class ModelIndex:
         self.module_of: dict[int, str] = {}  # param id -> owning submodule path
         self.hidden: dict[int, Holding] = {}
         self.hidden_tensors: dict[int, torch.Tensor] = {}
+        self._stands_for: dict[int, int] = {}  # id of FSDP2's unsharded copy -> id of the parameter
         for label, model in models.items():
             model = unwrap(model)
             prefix = f"{label}." if prefix_needed else ""
@@ -58,6 +59,29 @@ class ModelIndex:
                     self.module_of[id(param)] = prefix + mod_name if mod_name else (label if prefix_needed else "")
             for mod_name, module in model.named_modules():
                 self._scan_hidden(module, prefix + mod_name if mod_name else prefix.rstrip("."))
+            self._alias_fsdp2(model)
+
+    def _alias_fsdp2(self, model: nn.Module) -> None:
+        """FSDP2 (`fully_shard`) registers a sharded DTensor per parameter (the one the optimizer
+        holds), but forward runs on an unsharded copy: that copy is what the loss's graph reaches.
+        Both get the user's name; `reached()` counts the parameter as reached when its copy is."""
+        for sharded, unsharded in _fsdp2_pairs(model):
+            if unsharded is None:
+                continue
+            key = id(sharded) if id(sharded) in self.names else id(unsharded)
+            if key not in self.names:
+                continue
+            for table in (self.names, self.owner, self.module_of):
+                table[id(sharded)] = table[id(unsharded)] = table[key]
+            self.params.pop(id(unsharded), None)
+            self.params[id(sharded)] = sharded
+            self._stands_for[id(unsharded)] = id(sharded)
+
+    def reached(self, leaf_ids: set[int]) -> set[int]:
+        """The ids a backward reached, with each FSDP2 parameter reached through its unsharded copy."""
+        if not self._stands_for:
+            return leaf_ids
+        return leaf_ids | {self._stands_for[i] for i in leaf_ids if i in self._stands_for}
 
     def _scan_hidden(self, module: nn.Module, module_name: str) -> None:
         for attr, value in vars(module).items():
@@ -82,15 +106,40 @@ class ModelIndex:
         return [p for p in self.params.values() if p.requires_grad]
 
 
-_WRAPPERS = frozenset({"DistributedDataParallel", "DataParallel"})
+def _fsdp2_pairs(model: nn.Module) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
+    """(sharded parameter, its unsharded copy or None before the first forward) for every
+    parameter `fully_shard` manages in `model`; empty when FSDP2 is not in use."""
+    import sys
+
+    if "torch.distributed.fsdp" not in sys.modules:  # never import distributed code on its account
+        return []
+    pairs = []
+    for module in model.modules():
+        get_state = getattr(module, "_get_fsdp_state", None)
+        if get_state is None:
+            continue
+        try:
+            groups = get_state()._fsdp_param_groups
+        except Exception:  # another torch's internals: names stay the registered ones
+            continue
+        for group in groups:
+            for param in group.fsdp_params:
+                pairs.append((param.sharded_param, getattr(param, "_unsharded_param", None)))
+    return pairs
+
+
+_WRAPPERS = frozenset({"DistributedDataParallel", "DataParallel", "OptimizedModule"})
 
 
 def unwrap(model: nn.Module) -> nn.Module:
-    """The user's model inside a (Distributed)DataParallel wrapper, named as they name it
-    (`aux.weight`, not `module.aux.weight`)."""
-    inner = getattr(model, "module", None)
-    if type(model).__name__ in _WRAPPERS and isinstance(inner, nn.Module):
-        return inner
+    """The user's model inside (Distributed)DataParallel or `torch.compile` wrappers, named as
+    they name it (`aux.weight`, not `module.aux.weight` or `_orig_mod.aux.weight`)."""
+    for _ in range(4):  # DDP(torch.compile(model)) and the like nest a few levels at most
+        name = type(model).__name__
+        inner = getattr(model, "_orig_mod" if name == "OptimizedModule" else "module", None)
+        if name not in _WRAPPERS or not isinstance(inner, nn.Module):
+            return model
+        model = inner
     return model
 
 

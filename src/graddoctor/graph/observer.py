@@ -79,7 +79,7 @@ class GraphObserver(Observer):
         session = self.session
         index = ModelIndex(session.models())
         optimizers = session.optimizers()
-        reached = self.reached()
+        reached = index.reached(self.reached())
         if optimizers:
             # Parameters that only an optimizer still holds (a layer replaced after the
             # optimizer was built) are a symptom of GD106, not parameters to judge.
@@ -136,7 +136,7 @@ class GraphObserver(Observer):
 
     def unreached_names(self) -> list[str]:
         index = ModelIndex(self.session.models())
-        reached = self.reached()
+        reached = index.reached(self.reached())
         return [index.name(p) for p in index.trainable() if id(p) not in reached]
 
 

@@ -18,7 +18,8 @@ imported (`lightning` or `pytorch_lightning`), else `lightning`.
 from __future__ import annotations
 
 import sys
-from types import FrameType
+import uuid
+from types import FrameType, SimpleNamespace
 
 import torch
 
@@ -68,6 +69,7 @@ class _GradDoctorCallback(CallbackState):
     def __init__(self, *, fail_on: str = "never", print_report: bool = True, deep: bool = False) -> None:
         CallbackState.__init__(self, fail_on=fail_on, print_report=print_report, deep=deep)
         self._step_line: Location = NOWHERE
+        self._run_key: str | None = None  # set when fit runs on several ranks
 
     # --- Lightning hooks -------------------------------------------------------------------
 
@@ -84,8 +86,18 @@ class _GradDoctorCallback(CallbackState):
         self._run.attach()
 
     def on_fit_start(self, trainer, pl_module) -> None:
-        if self._run is not None:
-            self._run.add_optimizers(_unwrap(opt) for opt in trainer.optimizers)
+        if self._run is None:
+            return
+        self._run.add_optimizers(_unwrap(opt) for opt in trainer.optimizers)
+        wrapper = getattr(getattr(trainer, "strategy", None), "model", None)
+        if isinstance(wrapper, torch.nn.parallel.DistributedDataParallel):
+            # strategy="ddp" wraps the module only now: watch the wrapper (GD401, GD402 look for
+            # it), named as the module (graph/naming.py unwraps DDP).
+            self._run.session.watch_models({"model": wrapper})
+        if getattr(trainer, "world_size", 1) > 1:
+            # The ranks' results meet in a store named by a token rank 0 draws: fit start is a
+            # point every rank passes together, and a later launch on the same port gets a new store.
+            self._run_key = "lightning/" + str(trainer.strategy.broadcast(uuid.uuid4().hex, src=0))
 
     def on_exception(self, trainer, pl_module, exception: BaseException) -> None:
         self._finish(trainer, exception)
@@ -97,9 +109,13 @@ class _GradDoctorCallback(CallbackState):
     # --- results ----------------------------------------------------------------------------
 
     def _finish(self, trainer, exc: BaseException | None) -> None:
+        observers = list(self._run.session.observers) if self._run is not None else []
         report = self._close(exc)
         if report is None:
             return
+        if self._run_key is not None:
+            report = self._report = _merged(trainer, self._run_key, report, observers)
+            self._run_key = None
         if self.print_report and getattr(trainer, "is_global_zero", True):
             show(report)
         if exc is None:
@@ -115,6 +131,17 @@ class _GradDoctorCallback(CallbackState):
             if built.file:
                 return built
         return self._step_line
+
+
+def _merged(trainer, run_key: str, report, observers):
+    """Rank 0: one report for all ranks (their findings, GD402); other ranks: their own."""
+    from graddoctor.distributed.context import DistContext
+    from graddoctor.distributed.gather import gather
+
+    ctx = DistContext(trainer.global_rank, trainer.world_size, run_key, None)
+    gathered = gather(ctx, report, SimpleNamespace(observers=observers), 0, "never")
+    gathered.done()
+    return gathered.report
 
 
 def _unwrap(optimizer):

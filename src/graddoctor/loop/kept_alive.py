@@ -39,6 +39,8 @@ def _sequence_now() -> int:
 
 
 class _Recorder(TorchFunctionMode):
+    _graddoctor_hidden_when_compiled = True  # session/compiled.py takes it off around compiled code
+
     def __init__(self, start_seq: int, loop_code) -> None:
         super().__init__()
         self.start_seq = start_seq

@@ -104,6 +104,8 @@ class ConstantOutput:
 class _Probe:
     """One forward pass watched by a global forward hook (removed by `remove()`)."""
 
+    _graddoctor_hidden_when_compiled = True  # session/compiled.py takes the hook off around compiled code
+
     def __init__(self, session) -> None:
         self.seen = False
         self.called_at: Location | None = None

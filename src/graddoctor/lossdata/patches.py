@@ -22,6 +22,7 @@ from torch.nn import functional as F
 from torch.utils.data import DataLoader
 
 from graddoctor.locate import Location, user_location
+from graddoctor.session import compiled
 from graddoctor.session.patches import Patcher
 
 # The losses that are looked at, by function name (what `nn.*Loss.forward` calls).
@@ -65,6 +66,7 @@ def unlisten(listener) -> None:
 
 
 def _install() -> None:
+    compiled.hide_patches(_patcher)  # a compiled model calling F.cross_entropy sees torch's own
     for name in LOSSES:
         _patcher.wrap(F, name, _loss_wrapper(name))
     for cls in CONTAINERS:
@@ -79,7 +81,8 @@ def _loss_wrapper(name: str) -> Callable[[Callable], Callable]:
             # Under a torch function mode (deep mode, any user mode) the original calls
             # `handle_torch_function(<its module-level name>)`, which is this wrapper again:
             # the inner call is the same loss call, not a second one.
-            if not _listeners or getattr(_inside, "active", False):
+            # Inside compiled code dynamo would trace our bookkeeping (a graph break): skip it there.
+            if not _listeners or getattr(_inside, "active", False) or torch.compiler.is_compiling():
                 return original(*args, **kwargs)
             frame = sys._getframe(1)
             for listener in list(_listeners):

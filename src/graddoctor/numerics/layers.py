@@ -165,7 +165,7 @@ class LayerStats(Observer):
         track.max_lr = max(track.max_lr, lr)
         if lr == 0.0:
             track.lr_zero_steps += 1
-        if not grads:
+        if not grads and layout.params:  # no params at all: every one is an FSDP2 shard, unread
             track.no_grad_steps += 1
         losses, clips = self._losses, self._clips
         self._losses, self._clips = [], []
@@ -236,7 +236,9 @@ class LayerStats(Observer):
         shape = tuple(len(g["params"]) for g in optimizer.param_groups)
         if layout is not None and layout.shape == shape and layout.optimizer() is optimizer:
             return layout
-        params = [p for group in optimizer.param_groups for p in group["params"]]
+        # FSDP2 shards parameters as DTensors: a rank holds a slice, and reading a whole one is a
+        # collective, which a watcher must never issue. Their statistics are left out.
+        params = [p for group in optimizer.param_groups for p in group["params"] if not _is_dtensor(p)]
         if layout is None or len(layout.params) != len(params) or any(a is not b for a, b in zip(layout.params, params)):
             index = None
             try:
@@ -478,3 +480,7 @@ def _per_layer(layout: Layout, positions: list[int], norms: list[float]) -> list
         prev = out[i]
         out[i] = norm * norm if prev is None else prev + norm * norm
     return out
+
+
+def _is_dtensor(t: torch.Tensor) -> bool:
+    return type(t).__name__ == "DTensor" or type(getattr(t, "data", None)).__name__ == "DTensor"

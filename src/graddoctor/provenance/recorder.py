@@ -166,6 +166,8 @@ _MAX_ARRAYS = 16
 class Recorder(TorchFunctionMode):
     """Records cuts, in-place edits, `.data` writes and inference tensors while active."""
 
+    _graddoctor_hidden_when_compiled = True  # session/compiled.py takes it off around compiled code
+
     def __init__(self) -> None:
         super().__init__()
         self.cuts: list[Cut] = []

@@ -14,6 +14,7 @@ from graddoctor.explain.explainer import explain
 from graddoctor.finding import Finding
 from graddoctor.locate import Location, display_path, traceback_user_location
 from graddoctor.report.report import Report
+from graddoctor.session import compiled
 from graddoctor.session.session import Session
 
 INTERNAL_NOTE = "graddoctor internal error (please report it with a minimal script):\n"
@@ -58,6 +59,7 @@ def build_report(
     )
     if note_internal_errors:
         report.notes.extend(INTERNAL_NOTE + error for error in session.internal_errors)
+    compiled.add_note(report, session)
     return report
 
 

@@ -18,6 +18,7 @@ from torch.optim import lr_scheduler
 from graddoctor.locate import user_location
 from graddoctor.session.manual_steps import ManualSteps
 from graddoctor.session.observer import BackwardEvent, CallEvent
+from graddoctor.session import compiled
 from graddoctor.session.patches import Patcher
 
 _sessions: list[Any] = []
@@ -76,6 +77,7 @@ def _install() -> None:
         _patch_scaler()
         _patch_warnings()
         _patch_loaders()
+        compiled.install()
     except BaseException:
         _uninstall()
         raise
@@ -87,6 +89,7 @@ def _uninstall() -> None:
     while _handles:
         _handles.pop().remove()
     _patcher.restore()
+    compiled.uninstall()
 
 
 def _patch_warnings() -> None:

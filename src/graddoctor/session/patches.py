@@ -43,6 +43,22 @@ class Patcher:
             else:
                 setattr(owner, attr, own)
 
+    def swap_out(self) -> Callable[[], None]:
+        """Put the originals back for a moment; returns what puts the replacements back."""
+        swapped = []
+        for owner, attr, _ in self._undo:
+            wrapper = getattr(owner, attr, None)
+            original = getattr(wrapper, "__graddoctor_original__", None)
+            if original is not None:
+                setattr(owner, attr, original)
+                swapped.append((owner, attr, wrapper))
+
+        def swap_in() -> None:
+            for owner, attr, wrapper in swapped:
+                setattr(owner, attr, wrapper)
+
+        return swap_in
+
     @property
     def active(self) -> bool:
         return bool(self._undo)

@@ -126,6 +126,10 @@ class Session:
             namespace = vars(main) if main is not None else None
         return label_models(list(self._models.values()), namespace, self._frame_names)
 
+    def watch_models(self, models: dict[str, nn.Module]) -> None:
+        """Watch these models from now on (a framework wraps the user's model once training starts)."""
+        self._explicit_models = dict(models)
+
     def discover_models(self) -> None:
         if self._explicit_models:
             return

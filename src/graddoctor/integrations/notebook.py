@@ -1,0 +1,151 @@
+"""Jupyter / IPython: `%load_ext graddoctor`, then `%%graddoctor [run options]` on a cell.
+
+The cell magic runs its cell as `graddoctor run` runs a script: the standard
+observers in run mode (deep for the first steps), the notebook's own namespace
+(so models are named by the notebook's variables), the report shown below the
+cell (as HTML, `Report._repr_html_`), and the user's exception raised again
+after the report, never swallowed. Findings name the cell as IPython does in
+its tracebacks (`Cell In[3]:5`), with line numbers as the cell shows them; the
+extension also names cells that way for a `watch()` attached in one cell and
+used in later ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import linecache
+import shlex
+import sys
+from typing import Any
+
+from graddoctor.locate import declare_user_file, display_path, forget_namer, name_files, traceback_user_location
+
+_loaded: dict[int, Any] = {}  # id(shell) -> the namer registered for it
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """`%load_ext graddoctor`: register the `%%graddoctor` cell magic and name cells in findings."""
+    ipython.register_magic_function(_magic(ipython), magic_kind="cell", magic_name="graddoctor")
+    if id(ipython) not in _loaded:
+        namer = _cell_namer(ipython)
+        name_files(namer)
+        _loaded[id(ipython)] = namer
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    namer = _loaded.pop(id(ipython), None)
+    if namer is not None:
+        forget_namer(namer)
+
+
+def _cell_namer(ipython: Any):
+    """IPython's cell files (`/tmp/ipykernel_…/….py`) shown as IPython shows them: `Cell In[3]`."""
+    numbers = getattr(getattr(ipython, "compile", None), "_filename_map", None)
+
+    def namer(filename: str) -> str | None:
+        if isinstance(numbers, dict) and filename in numbers:
+            return f"Cell In[{numbers[filename]}]"
+        return None
+
+    return namer
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="%%graddoctor", add_help=False, exit_on_error=False)
+    parser.add_argument("--max-steps", type=int, default=None)
+    parser.add_argument("--no-deep", action="store_true")
+    parser.add_argument("--json", default=None)
+    parser.add_argument("--html", default=None)
+    parser.add_argument("--quiet", "-q", action="store_true")
+    parser.add_argument("--fail-on", choices=("error", "warning", "info", "never"), default="warning")
+    return parser
+
+
+def _magic(ipython: Any):
+    def graddoctor(line: str, cell: str):
+        """Run this cell as `graddoctor run` runs a script and show the report below it.
+
+        Options as for `graddoctor run`: --max-steps N, --no-deep, --json FILE, --html FILE,
+        --quiet (no report shown; the files are still written). --fail-on is accepted for
+        copy-paste from the command line; a notebook has no exit code.
+        """
+        try:
+            opts = _parser().parse_args(shlex.split(line))
+        except (argparse.ArgumentError, SystemExit) as exc:
+            raise ValueError(f"%%graddoctor: {exc}; options: --max-steps N, --no-deep, --json FILE, "
+                             "--html FILE, --quiet") from None
+        return run_cell(ipython, cell, opts)
+
+    return graddoctor
+
+
+def run_cell(ipython: Any, cell: str, opts: argparse.Namespace):
+    """Execute `cell` in the notebook's namespace under a run-mode session; display the report."""
+    from graddoctor.assembly import standard_session
+    from graddoctor.report.report import Report
+    from graddoctor.runner.script import _explain
+    from graddoctor.session.session import StopRun
+    from graddoctor.session import compiled
+
+    filename = f"Cell In[{_cell_number(ipython)}]"
+    source = "\n" + cell  # line 1 of the cell is the `%%graddoctor` line: keep the cell's numbering
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    declare_user_file(filename)
+    code = compile(source, filename, "exec")
+    session = standard_session(mode="run", deep=not opts.no_deep, max_steps=opts.max_steps,
+                               namespace=ipython.user_ns)
+    status, user_exc = "completed", None
+    session.attach()
+    try:
+        exec(code, ipython.user_ns)
+    except StopRun:
+        status = "stopped"
+    except KeyboardInterrupt as exc:
+        status, user_exc = "stopped", exc
+    except BaseException as exc:  # the user's exception: reported, then raised again below
+        status, user_exc = "crashed", exc
+    finally:
+        session.detach()
+    findings = session.findings()
+    exception = None
+    if user_exc is not None and not isinstance(user_exc, KeyboardInterrupt):
+        where = traceback_user_location(user_exc.__traceback__)
+        findings.extend(_explain(session, user_exc, where))
+        exception = {"type": type(user_exc).__name__, "message": str(user_exc).split("\n")[0][:2000],
+                     "file": display_path(where.file), "line": where.line}
+    report = Report(command="run", target=filename, findings=findings, layers=session.layer_rows(),
+                    status=status, exception=exception, steps_observed=session.step)
+    report.notes.extend("graddoctor internal error (please report it with a minimal script):\n" + error
+                        for error in session.internal_errors)
+    compiled.add_note(report, session)
+    _write(report, opts)
+    if not opts.quiet:
+        from IPython.display import display
+
+        # HTML in Jupyter; the rich text report in a terminal IPython.
+        display({"text/html": report._repr_html_(), "text/plain": str(report)}, raw=True)
+    if user_exc is not None:
+        raise user_exc
+    return None
+
+
+def _cell_number(ipython: Any) -> int:
+    """The In[n] of the cell running this magic: the number IPython gave the cell's own file
+    (execution_count is already the next one in some IPython versions)."""
+    numbers = getattr(getattr(ipython, "compile", None), "_filename_map", None) or {}
+    frame = sys._getframe(1)
+    while frame is not None:
+        number = numbers.get(frame.f_code.co_filename)
+        if number is not None:
+            return number
+        frame = frame.f_back
+    return ipython.execution_count
+
+
+def _write(report, opts: argparse.Namespace) -> None:
+    if opts.json:
+        with open(opts.json, "w", encoding="utf-8") as handle:
+            handle.write(report.to_json() + "\n")
+    if opts.html:
+        with open(opts.html, "w", encoding="utf-8") as handle:
+            handle.write(report.to_html())

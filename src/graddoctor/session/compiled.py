@@ -1,0 +1,144 @@
+"""Compiled code runs as if graddoctor were not there.
+
+Dynamo traces whatever is active when a `torch.compile`d function is called. A
+TorchFunctionMode on the stack is traced into the graph (graddoctor's
+bookkeeping reads `grad_fn` and calls `sys._getframe`: graph breaks, and a
+warning), and the mode stack and the global module hooks are part of dynamo's
+guards, so pushing or popping one recompiles. Either would change how the
+user's model runs.
+
+While a session is attached, every dynamo context (also those made before)
+gets one more enter/exit hook: on entry it takes graddoctor's own function
+modes and global module hooks off, on exit it puts them back where they were.
+The price: deep mode and GD207's sampling do not see inside compiled code
+(docs/integrations.md says so; `calls` lets a report say it when it matters).
+
+Dynamo's hook list is per context (`_TorchDynamoContext.enter_exit_hooks`, read
+at every call), so ours is added by a data descriptor on the class: it wins
+over the instance attribute, and appends our hook to the instance's own list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch.nn.modules import module as _module
+
+# Set on a TorchFunctionMode class, or on the object a global module hook is a method of.
+HIDDEN = "_graddoctor_hidden_when_compiled"
+
+calls = 0  # compiled calls made while installed: what deep mode could not see
+_patchers: list[Any] = []  # session.patches.Patcher whose replacements compiled code must not see
+_touched: list[list] = []  # hook lists we appended to, to take our hook out again
+_context_class: Any = None
+
+
+def _ours(obj: Any) -> bool:
+    return bool(getattr(getattr(obj, "__self__", obj), HIDDEN, False))
+
+
+def _hide() -> Callable[[], None]:
+    """Dynamo's enter hook: take our modes and hooks off; returns what puts them back."""
+    global calls
+    calls += 1
+    stack = [torch._C._pop_torch_function_stack() for _ in range(torch._C._len_torch_function_stack())][::-1]
+    kept = [m for m in stack if not _ours(m)]
+    for mode in kept:
+        torch._C._push_on_torch_function_stack(mode)
+    hook_dicts = (_module._global_forward_hooks, _module._global_forward_pre_hooks)
+    saved = [list(d.items()) for d in hook_dicts]
+    for d in hook_dicts:
+        for key in [k for k, hook in d.items() if _ours(hook)]:
+            del d[key]
+    swap_ins = [patcher.swap_out() for patcher in _patchers if patcher.active]
+    if not swap_ins and len(kept) == len(stack) and all(len(d) == len(s) for d, s in zip(hook_dicts, saved)):
+        return _nothing
+
+    def show() -> None:
+        for swap_in in swap_ins:
+            swap_in()
+        now = [torch._C._pop_torch_function_stack() for _ in range(torch._C._len_torch_function_stack())][::-1]
+        # The compiled code left the stack as it found it (the usual case): restore the exact order.
+        # Otherwise keep what it did and put ours back on top.
+        restored = stack if now == kept else now + [m for m in stack if _ours(m)]
+        for mode in restored:
+            torch._C._push_on_torch_function_stack(mode)
+        for d, items in zip(hook_dicts, saved):
+            if list(d) == [k for k, hook in items if not _ours(hook)]:
+                d.clear()
+                d.update(items)
+            else:
+                d.update((k, hook) for k, hook in items if _ours(hook))
+
+    return show
+
+
+def _nothing() -> None:
+    pass
+
+
+class _WithOurHook:
+    """`enter_exit_hooks` of every dynamo context, with `_hide` appended once."""
+
+    def __get__(self, ctx: Any, owner: type | None = None) -> Any:
+        if ctx is None:
+            return self
+        hooks = ctx.__dict__.setdefault("enter_exit_hooks", [])
+        if _hide not in hooks:
+            hooks.append(_hide)
+            _touched.append(hooks)
+        return hooks
+
+    def __set__(self, ctx: Any, value: list) -> None:
+        ctx.__dict__["enter_exit_hooks"] = value
+
+
+def hide_patches(patcher: Any) -> None:
+    """Compiled code sees the originals of what `patcher` replaced (dynamo guards on the functions
+    it calls: a loss function replaced after compiling would recompile the model)."""
+    if patcher not in _patchers:
+        _patchers.append(patcher)
+
+
+def install() -> None:
+    """Hide graddoctor from compiled code until `uninstall()`; a no-op where dynamo is absent."""
+    global _context_class, calls
+    if _context_class is not None:
+        return
+    try:
+        from torch._dynamo.eval_frame import _TorchDynamoContext
+    except Exception:  # a torch without dynamo compiles nothing
+        return
+    if "enter_exit_hooks" in vars(_TorchDynamoContext):
+        return  # not the torch we know: leave dynamo alone rather than guess
+    calls = 0
+    _TorchDynamoContext.enter_exit_hooks = _WithOurHook()
+    _context_class = _TorchDynamoContext
+
+
+def uninstall() -> None:
+    global _context_class
+    if _context_class is None:
+        return
+    try:
+        del _context_class.enter_exit_hooks
+    finally:
+        _context_class = None
+        while _touched:
+            hooks = _touched.pop()
+            while _hide in hooks:
+                hooks.remove(_hide)
+
+
+def add_note(report: Any, session: Any) -> None:
+    """Say so in the report when compiled code hid something deep mode would have named:
+    deep mode was on, compiled code ran, and a finding is of the kind deep mode explains."""
+    deep = any(getattr(o, "_ever_active", False) for o in session.observers)
+    if not (deep and calls and any(c.startswith(("GD1", "GD3")) for c in report.codes)):
+        return
+    report.notes.append(
+        f"{calls} call{'s' if calls != 1 else ''} ran torch.compile'd code, which deep mode does not see inside: "
+        "a cut, in-place edit or NaN origin inside the compiled model is not named. To name it, run once "
+        "without torch.compile (or with torch.compiler.set_stance(\"force_eager\")).")
