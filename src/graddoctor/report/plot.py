@@ -8,6 +8,7 @@ import math
 _DPI = 100
 _MIN_W, _MAX_W, _HEIGHT = 12.0, 24.0, 7.0
 _MAX_LABELS = 80  # more tick labels than this overlap; every k-th layer is named instead
+_MANY = 400  # past this many layers, bars are drawn as one outline (matplotlib draws 10,000 patches for minutes)
 
 
 def _finite(v: float | None) -> float:
@@ -36,16 +37,27 @@ def plot_layers(layers, path: str, mean: dict[str, float] | None = None) -> str:
     fig, ax = plt.subplots(figsize=(width, _HEIGHT), dpi=_DPI)
     try:
         xs = list(range(len(rows)))
-        ax.bar(xs, [max(v, floor) for v in peak], color="#90caf9", label="max over steps")
-        ax.bar(xs, [max(v, floor) for v in inner], color="#1565c0", width=0.5, label=inner_label)
-        annotate = len(rows) <= _MAX_LABELS
+        many = len(rows) > _MANY
+        _bars(ax, xs, [max(v, floor) for v in peak], floor, many, color="#90caf9", label="max over steps")
+        _bars(ax, xs, [max(v, floor) for v in inner], floor, many, color="#1565c0", width=0.5, label=inner_label)
+        # Marked layers are drawn as one bar series per colour, not one patch each:
+        # a 10,000-layer model would otherwise take minutes to draw.
+        top = max(positive) * 10 if positive else 1.0
+        marks: dict[str, list[int]] = {"#ffcdd2": [], "#ffe0b2": []}
+        labels: list[tuple[int, str]] = []
         for i, r in enumerate(rows):
             odd = [v for v in (raw_inner[i], r.grad_norm_max) if v is not None and not math.isfinite(v)]
             if not r.has_grad or odd:
-                colour, text = ("#ffcdd2", "no grad") if not r.has_grad else ("#ffe0b2", f"{odd[0]} grad")
-                ax.axvspan(i - 0.5, i + 0.5, color=colour, zorder=0)
-                if annotate:
-                    ax.annotate(text, (i, floor), rotation=90, color="#d32f2f", ha="center", va="bottom", fontsize=8)
+                marks["#ffcdd2" if not r.has_grad else "#ffe0b2"].append(i)
+                labels.append((i, "no grad" if not r.has_grad else f"{odd[0]} grad"))
+        for colour, where in marks.items():
+            if where:
+                chosen = set(where)
+                heights = [top if i in chosen else floor for i in xs] if many else [top] * len(where)
+                _bars(ax, xs if many else where, heights, floor, many, color=colour, width=1.0, zorder=0)
+        if len(rows) <= _MAX_LABELS:
+            for i, text in labels:
+                ax.annotate(text, (i, floor), rotation=90, color="#d32f2f", ha="center", va="bottom", fontsize=8)
         step = max(1, math.ceil(len(rows) / _MAX_LABELS))
         ax.set_xticks(xs[::step], names[::step], rotation=90, fontsize=8)
         if rows:
@@ -60,6 +72,15 @@ def plot_layers(layers, path: str, mean: dict[str, float] | None = None) -> str:
     finally:
         plt.close(fig)
     return path
+
+
+def _bars(ax, xs, heights, floor, many: bool, width: float = 0.8, **style) -> None:
+    """Bars from `floor` up; past _MANY layers one filled outline instead of one patch per layer."""
+    if many:
+        edges = [x - 0.5 for x in xs] + [xs[-1] + 0.5]
+        ax.stairs(heights, edges, baseline=floor, fill=True, **style)
+    else:
+        ax.bar(xs, [h - floor for h in heights], bottom=floor, width=width, **style)
 
 
 def _short(name: str) -> str:
