@@ -29,6 +29,7 @@ from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
 
 _MAX_TRACKED = 4096
+_NEAR = 10  # lines: a window's accumulating line this close below a kept loss line names the same fact
 
 
 def _sequence_now() -> int:
@@ -118,6 +119,7 @@ class KeptAlive(Observer):
         self.cycles = 0
         self._next_window = first
         self.lifetimes = LossLifetimes()
+        self._lifetime_found: dict[tuple, Finding] = {}
         self._following = True
 
     def start(self, session) -> None:
@@ -141,8 +143,8 @@ class KeptAlive(Observer):
         if where is not None and where.file is not None:
             _, n, age = self.lifetimes.kept[-1]
             key = (where.file, where.line)
-            if key not in self._found:
-                self._found[key] = make("GD207", (
+            if key not in self._lifetime_found:
+                self._lifetime_found[key] = make("GD207", (
                     f"{n} results of the loss computed at this line are still alive, the oldest made "
                     f"{age} calls ago: they are kept (summed into a running total, or stored) with their "
                     "autograd graphs, so memory grows with every batch."), **where.shown())
@@ -228,7 +230,13 @@ class KeptAlive(Observer):
         self._closed = None
 
     def findings(self) -> list[Finding]:
-        return list(self._found.values())
+        out = list(self._found.values())
+        for (file, line), found in self._lifetime_found.items():
+            # A window saw the op that chains onto the kept graph (`total += loss` a few lines
+            # below the loss): that line is the accumulating one, said once.
+            if not any(f == file and 0 <= n - line <= _NEAR for f, n in self._found):
+                out.append(found)
+        return out
 
 
 def _remove_mode(mode: TorchFunctionMode) -> None:
