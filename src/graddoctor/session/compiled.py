@@ -23,8 +23,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import sys
+
 import torch
 from torch.nn.modules import module as _module
+
+from graddoctor.session.patches import Patcher
 
 # Set on a TorchFunctionMode class, or on the object a global module hook is a method of.
 HIDDEN = "_graddoctor_hidden_when_compiled"
@@ -33,6 +37,7 @@ calls = 0  # compiled calls made while installed: what deep mode could not see
 _patchers: list[Any] = []  # session.patches.Patcher whose replacements compiled code must not see
 _touched: list[list] = []  # hook lists we appended to, to take our hook out again
 _context_class: Any = None
+_deferred = Patcher()  # torch.compile, wrapped while dynamo is not imported yet
 
 
 def _ours(obj: Any) -> bool:
@@ -103,8 +108,28 @@ def hide_patches(patcher: Any) -> None:
 
 
 def install() -> None:
-    """Hide graddoctor from compiled code until `uninstall()`; a no-op where dynamo is absent."""
-    global _context_class, calls
+    """Hide graddoctor from compiled code until `uninstall()`.
+
+    Importing dynamo costs seconds: when the user has not imported it yet, the hook goes in
+    at their first `torch.compile` call (`model.compile()` calls it too) instead.
+    """
+    global calls
+    calls = 0
+    if "torch._dynamo.eval_frame" in sys.modules:
+        _install_hook()
+        return
+
+    def make(original):
+        def compile(*args, **kwargs):
+            _install_hook()
+            return original(*args, **kwargs)
+        return compile
+
+    _deferred.wrap(torch, "compile", make)
+
+
+def _install_hook() -> None:
+    global _context_class
     if _context_class is not None:
         return
     try:
@@ -113,13 +138,13 @@ def install() -> None:
         return
     if "enter_exit_hooks" in vars(_TorchDynamoContext):
         return  # not the torch we know: leave dynamo alone rather than guess
-    calls = 0
     _TorchDynamoContext.enter_exit_hooks = _WithOurHook()
     _context_class = _TorchDynamoContext
 
 
 def uninstall() -> None:
     global _context_class
+    _deferred.restore()
     if _context_class is None:
         return
     try:
