@@ -91,8 +91,9 @@ def _train(steps: int, device: str, mode: HostReads, log: bool = True, strict_fr
     model = Classifier().to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / 10))  # warm-up, per batch
+    batches = list(_batches(steps, device))  # on the device before the strict steps: a host-to-device copy syncs
     with watch(model, opt) as w:
-        for step, (x, y) in enumerate(_batches(steps, device)):
+        for step, (x, y) in enumerate(batches):
             mode.step = step
             if strict_from is not None and step == strict_from:
                 torch.cuda.synchronize()
