@@ -26,6 +26,7 @@ CASES = [
     ("gd210_partly_frozen_sgd.py", "GD210"),
     ("gd106_encoder_left_out.py", "GD106"),
     ("gallery:gd107_rnn_hidden.py", "GD107"),
+    ("gallery:gd207_total_loss.py", "GD207"),
 ]
 
 

@@ -15,6 +15,8 @@ whose loss results pile up alive (an evaluation without no_grad summing
 
 from __future__ import annotations
 
+import ast
+import linecache
 import sys
 import weakref
 
@@ -220,7 +222,8 @@ class KeptAlive(Observer):
             message = (f"{n} tensor{'s' if n != 1 else ''} with autograd history made at this line "
                        f"{'are' if n != 1 else 'is'} still alive {later} optimizer steps later (kept in a list, "
                        "a running total or an attribute): each one keeps its graph, so memory grows step after step.")
-        self._found[where] = make("GD207", message, **loc.shown())
+        hint = _accumulation_fix(where) if alive is None else None
+        self._found[where] = make("GD207", message, hint=hint, **loc.shown())
 
     def stop(self) -> None:
         loss_patches.unlisten(self)
@@ -255,3 +258,24 @@ def _remove_mode(mode: TorchFunctionMode) -> None:
     finally:
         for other in reversed(above):
             torch._C._push_on_torch_function_stack(other)
+
+
+def _accumulation_fix(where: tuple) -> str | None:
+    """For `total += loss` at `where`: the same line without the graph, in the user's names.
+
+    `.detach()` keeps a tensor, so later uses such as `total.item()` still work.
+    """
+    text = linecache.getline(where[0], where[1]).strip()
+    try:
+        node = ast.parse(text).body[0]
+    except (SyntaxError, IndexError, ValueError):
+        return None
+    if not isinstance(node, ast.AugAssign) or not isinstance(node.op, (ast.Add, ast.Sub)):
+        return None
+    target = ast.get_source_segment(text, node.target)
+    value = ast.get_source_segment(text, node.value)
+    if not isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)):
+        value = f"({value})"
+    op = "+=" if isinstance(node.op, ast.Add) else "-="
+    return (f"Accumulate without the graph: `{target} {op} {value}.detach()` (or `.item()` for a plain "
+            "number); run evaluation under `torch.no_grad()`.")

@@ -53,6 +53,8 @@ def _judge(stats, series: Series, book) -> Finding | None:
         severity = None
     else:
         diverging = rising and t.z > _DIVERGING and t.last > t.first + opts.stall_rise * abs(t.first)
+        if not diverging and _layers_without_gradient(stats, series.optimizer):
+            return None  # part of the model never learns: GD104 reports that, a flat-loss note adds nothing
         severity = None if diverging else Severity.INFO
     if causes:
         because = "The evidence points to: " + "; ".join(causes) + "."
@@ -94,3 +96,12 @@ def stall_causes(stats, tracks: list) -> list[str]:
         causes.append(f"vanishing gradients in {name_list(vanishing[:3])} (GD304)")
     causes.extend(stats.session.consult(stats.loop, lambda loop: loop.stall_evidence(), []))
     return causes
+
+
+def _layers_without_gradient(stats, optimizer: int) -> bool:
+    """Whether the optimizer holds trainable layers that never received a gradient (a GD104)."""
+    layout = stats._layouts.get(optimizer)
+    if layout is None:
+        return False
+    trainable = {layout.layer_of[i] for i, p in enumerate(layout.params) if p.requires_grad}
+    return any(not stats.layers[layout.layer_keys[i]].has_grad for i in trainable)

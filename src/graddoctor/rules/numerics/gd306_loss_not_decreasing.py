@@ -14,7 +14,7 @@ clearly diverges. Losses that are not meant to fall steadily are at most info, a
 cause: adversarial pairs (two optimizers over disjoint parameters where one loss runs through the
 other's parameters, as in a GAN) and policy-gradient losses (log-probabilities weighted by a
 return or an advantage). A flat loss with healthy gradients and no cause (a loss at its floor) is
-info.
+info; when part of the optimized model never gets a gradient, GD104 reports that and GD306 stays silent.
 
 ## Why is this bad?
 Steps are taken, so something is being computed, but the model is not learning: a learning rate off by orders of magnitude, gradients that do not reach the weights, labels shuffled apart from their inputs.
