@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import graddoctor
 from graddoctor.finding import Finding, Related, Severity
-from graddoctor.lint.output import sarif
+from graddoctor.report.sarif import sarif
 from graddoctor.report.html import render_html
 from graddoctor.report.layers import LayerRow
 from graddoctor.report.plot import plot_layers

@@ -61,10 +61,11 @@ class ReplacedModels:
         built = optimizers[0].created_at if optimizers else None
         rebound = None
         for label in labels:
+            variable = label.split("#")[0]  # `model#2`: the second object the name `model` held
             if built is not None and built.file:
-                line = _assignment_after(built.file, label, built.line or 0)
+                line = _assignment_after(built.file, variable, built.line or 0)
                 if line is not None:
-                    rebound = (label, Location(built.file, line))
+                    rebound = (variable, Location(built.file, line))
                     break
         n = len(finding.subjects)
         name = f"`{rebound[0]}`" if rebound else "the model"

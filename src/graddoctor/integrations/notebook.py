@@ -18,7 +18,7 @@ import shlex
 import sys
 from typing import Any
 
-from graddoctor.locate import declare_user_file, display_path, forget_namer, name_files, traceback_user_location
+from graddoctor.locate import declare_user_file, forget_namer, name_files
 
 _loaded: dict[int, Any] = {}  # id(shell) -> the namer registered for it
 
@@ -82,10 +82,8 @@ def _magic(ipython: Any):
 def run_cell(ipython: Any, cell: str, opts: argparse.Namespace):
     """Execute `cell` in the notebook's namespace under a run-mode session; display the report."""
     from graddoctor.assembly import standard_session
-    from graddoctor.report.report import Report
-    from graddoctor.runner.script import _explain
+    from graddoctor.report.build import build_report
     from graddoctor.session.session import StopRun
-    from graddoctor.session import compiled
 
     filename = f"Cell In[{_cell_number(ipython)}]"
     source = "\n" + cell  # line 1 of the cell is the `%%graddoctor` line: keep the cell's numbering
@@ -106,18 +104,9 @@ def run_cell(ipython: Any, cell: str, opts: argparse.Namespace):
         status, user_exc = "crashed", exc
     finally:
         session.detach()
-    findings = session.findings()
-    exception = None
-    if user_exc is not None and not isinstance(user_exc, KeyboardInterrupt):
-        where = traceback_user_location(user_exc.__traceback__)
-        findings.extend(_explain(session, user_exc, where))
-        exception = {"type": type(user_exc).__name__, "message": str(user_exc).split("\n")[0][:2000],
-                     "file": display_path(where.file), "line": where.line}
-    report = Report(command="run", target=filename, findings=findings, layers=session.layer_rows(),
-                    status=status, exception=exception, steps_observed=session.step)
-    report.notes.extend("graddoctor internal error (please report it with a minimal script):\n" + error
-                        for error in session.internal_errors)
-    compiled.add_note(report, session)
+    # Ctrl-C in a cell stops the run like --max-steps does; it is not the user's error to explain.
+    explained = None if isinstance(user_exc, KeyboardInterrupt) else user_exc
+    report = build_report(session, command="run", target=filename, status=status, exc=explained)
     _write(report, opts)
     if not opts.quiet:
         from IPython.display import display
