@@ -18,8 +18,8 @@ from graddoctor.finding import Finding
 from graddoctor.graph.checks import check_loss_value, check_reach
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.graph.replaced import ReplacedModels
+from graddoctor.graph.rules import grad_is_none_here
 from graddoctor.locate import Location
-from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent, CallEvent, CutSource, Observer
 
 
@@ -101,38 +101,8 @@ class GraphObserver(Observer):
             return []
         if where.file and "grad" not in where.source:
             return []  # the None is not a gradient: nothing here to explain
-        attr = found["attr"]
-        if self.first_backward is None:
-            case = (
-                f"No backward() has run yet, so every .grad is still None when `.grad.{attr}` is used."
-            )
-            hint = "Call loss.backward() before using .grad, or guard with `if p.grad is not None:`."
-        elif self.zero_grads_since_backward and all(
-            e.kwargs.get("set_to_none", e.args[0] if e.args else True) for e in self.zero_grads_since_backward
-        ):
-            last = self.zero_grads_since_backward[-1].where
-            case = (
-                f"zero_grad() at {last} set the gradients to None (its default since torch 2.0), and "
-                f"`.grad.{attr}` runs after it, before the next backward()."
-            )
-            hint = (
-                "Read or edit gradients between backward() and zero_grad(), guard with `if p.grad is not None:`, "
-                "or call `zero_grad(set_to_none=False)` if you need zero tensors."
-            )
-        else:
-            missing = self.unreached_names() if self.walked else []
-            shown = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
-            case = (
-                "backward() has run, but the loss does not reach some parameters"
-                + (f" ({shown})" if shown else "")
-                + f", so their .grad stays None and `.grad.{attr}` fails on them."
-            )
-            hint = (
-                "Find why the loss does not reach them (unused layer, detach(), no_grad) or skip "
-                "parameters whose .grad is None."
-            )
-        fields = where.shown() if where.file else {}
-        return [make("GD104", f"`.grad` is None here. {case}", hint=hint, **fields)]
+        unreached = self.unreached_names if self.walked else list
+        return [grad_is_none_here(where, found["attr"], self.first_backward, self.zero_grads_since_backward, unreached)]
 
     def unreached_names(self) -> list[str]:
         index = ModelIndex(self.session.models())

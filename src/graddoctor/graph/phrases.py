@@ -1,6 +1,9 @@
-"""Plain-words lists of parameter names for messages."""
+"""Plain-words pieces of messages: lists of parameter names, counts, related lines."""
 
 from __future__ import annotations
+
+from graddoctor.finding import Related
+from graddoctor.locate import Location
 
 
 def name_list(names: list[str], limit: int = 3) -> str:
@@ -29,3 +32,11 @@ def group_by_module(names: list[str], module_sizes: dict[str, int], module_of: d
         else:
             out.extend(members)
     return out
+
+
+def related_at(loc: Location | None, note: str) -> list[Related]:
+    """`loc` as a related line of a finding, or nothing when it is not in a file."""
+    if loc is None or not loc.file:
+        return []
+    shown = loc.shown()
+    return [Related(shown["file"], shown["line"], note)]

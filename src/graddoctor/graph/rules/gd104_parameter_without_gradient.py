@@ -1,0 +1,116 @@
+"""GD104 parameter-without-gradient: trainable parameters the loss never reached.
+
+Two ways to see it: at the end of a run, the judged parameters that no observed
+backward pass reached (grouped by the deep-mode cut that separated them from the
+loss, when one did); and at once, when user code reads `.grad` of such a
+parameter and gets None (`grad_is_none_here`, which also tells apart the two
+other reasons a `.grad` is None).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import torch
+
+from graddoctor.finding import Finding, Related
+from graddoctor.graph.naming import ModelIndex
+from graddoctor.graph.phrases import group_by_module, name_list, plural, related_at
+from graddoctor.locate import Location
+from graddoctor.rules import make
+
+
+def without_gradient(
+    index: ModelIndex, judge, reached: set[int], where: Location, step: int | None,
+    related: list[Related] | None, cuts: list,
+) -> list[Finding]:
+    """One GD104 per cut (or one for the parameters no cut explains) among `judge` not in `reached`."""
+    out: list[Finding] = []
+    missing = [p for p in judge if p.requires_grad and id(p) not in reached]
+    for cut, params in _by_cut(missing, cuts):
+        out.append(_without_gradient(index, params, where, step, related, cut))
+    return out
+
+
+def _by_cut(missing: list[torch.Tensor], cuts: list) -> list[tuple[object | None, list[torch.Tensor]]]:
+    """Group parameters by the cut that separated them from the loss (None: no cut, unused)."""
+    located = [c for c in cuts if c.location is not None and c.location.file]
+    groups: dict[int, tuple[object | None, list[torch.Tensor]]] = {}
+    for p in missing:
+        cut = next((c for c in located if id(p) in c.param_ids), None)
+        groups.setdefault(id(cut), (cut, []))[1].append(p)
+    return list(groups.values())
+
+
+def _without_gradient(
+    index: ModelIndex, missing: list[torch.Tensor], where: Location, step: int | None,
+    related: list[Related] | None, cut,
+) -> Finding:
+    names = [index.name(p) for p in missing]
+    module_sizes: dict[str, int] = {}
+    for pid, mod in index.module_of.items():
+        module_sizes[mod] = module_sizes.get(mod, 0) + 1
+    module_of = {index.names[id(p)]: index.module_of[id(p)] for p in missing if id(p) in index.names}
+    shown = group_by_module(names, module_sizes, module_of)
+    message = (
+        f"{name_list(shown)} ({plural(len(missing), 'trainable parameter')}) received no "
+        "gradient from the loss: their .grad stays None and the optimizer never changes them."
+    )
+    if cut is None:
+        return make("GD104", message, subjects=names, step=step, related=related, **where.shown())
+    message += f" Their path to the loss {cut.what()} at {cut.location}{cut.aftermath()}."
+    hint = None
+    if cut.grad_off:
+        hint = (
+            f"Run this part of the forward pass with gradient recording on (move it out of {cut.region_how}); "
+            "if these parameters are meant to stay frozen, set `requires_grad_(False)` on them and leave "
+            "them out of the optimizer."
+        )
+    elif cut.kind in ("detach", "data"):
+        hint = "Remove the `.detach()` / `.data` on the training path (keep it only where the cut is meant: logging, targets, a GAN's discriminator step)."
+    elif cut.kind == "number":
+        hint = "Keep tensors as tensors on the training path; call `.item()` / `.tolist()` / `.numpy()` only for logging."
+    hint = cut.hint() or hint
+    back = related_at(where, "backward() called here")
+    return make(
+        "GD104", message, hint=hint, subjects=names, step=step,
+        related=cut.related() + back + list(related or []), **cut.location.shown(),
+    )
+
+
+def grad_is_none_here(
+    where: Location, attr: str, first_backward: Location | None, zero_grads: Sequence,
+    unreached: Callable[[], list[str]],
+) -> Finding:
+    """User code used `.grad.<attr>` and the gradient was None: which of the three reasons it is."""
+    if first_backward is None:
+        case = (
+            f"No backward() has run yet, so every .grad is still None when `.grad.{attr}` is used."
+        )
+        hint = "Call loss.backward() before using .grad, or guard with `if p.grad is not None:`."
+    elif zero_grads and all(
+        e.kwargs.get("set_to_none", e.args[0] if e.args else True) for e in zero_grads
+    ):
+        last = zero_grads[-1].where
+        case = (
+            f"zero_grad() at {last} set the gradients to None (its default since torch 2.0), and "
+            f"`.grad.{attr}` runs after it, before the next backward()."
+        )
+        hint = (
+            "Read or edit gradients between backward() and zero_grad(), guard with `if p.grad is not None:`, "
+            "or call `zero_grad(set_to_none=False)` if you need zero tensors."
+        )
+    else:
+        missing = unreached()
+        shown = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
+        case = (
+            "backward() has run, but the loss does not reach some parameters"
+            + (f" ({shown})" if shown else "")
+            + f", so their .grad stays None and `.grad.{attr}` fails on them."
+        )
+        hint = (
+            "Find why the loss does not reach them (unused layer, detach(), no_grad) or skip "
+            "parameters whose .grad is None."
+        )
+    fields = where.shown() if where.file else {}
+    return make("GD104", f"`.grad` is None here. {case}", hint=hint, **fields)

@@ -1,0 +1,59 @@
+"""GD106 parameter-not-in-optimizer: parameters that get gradients but that no optimizer holds.
+
+Said as a replaced layer when the optimizer still holds parameters that no
+model owns any more; otherwise the fix is the user's own optimizer call with
+the missing modules added. (A whole model replaced by a copy is told apart by
+`graph/replaced.py`.)
+"""
+
+from __future__ import annotations
+
+from graddoctor.finding import Finding, Related
+from graddoctor.graph.naming import ModelIndex
+from graddoctor.graph.optimizer_fix import orphan_modules, with_params_call
+from graddoctor.graph.phrases import name_list, plural
+from graddoctor.rules import make
+from graddoctor.session.registry import OptimizerRecord
+
+
+def parameters_not_in_optimizer(
+    index: ModelIndex, optimizers: list[OptimizerRecord], reached: set[int], in_optimizer: set[int],
+    step: int | None,
+) -> list[Finding]:
+    out: list[Finding] = []
+    hidden_ids = set(index.hidden)
+    orphans = [
+        p for pid, p in index.params.items()
+        if pid in reached and pid not in in_optimizer and pid not in hidden_ids and p.requires_grad
+    ]
+    if orphans:
+        names = [index.name(p) for p in orphans]
+        first = optimizers[0]
+        stale = sum(1 for pid in in_optimizer if pid not in index.params and pid not in hidden_ids)
+        also = (
+            f" The optimizer still holds {plural(stale, 'parameter')} that no model owns any more: "
+            "a layer was probably replaced after the optimizer was built."
+            if stale and index.params
+            else ""
+        )
+        related_opt = [Related(o.created_at.shown()["file"], o.created_at.line, f"{o.label} built here") for o in optimizers[1:]]
+        hint = None
+        if not also:
+            # no layer was replaced: these modules were simply never handed to the optimizer
+            modules = orphan_modules(index, orphans)
+            call = with_params_call(first.optimizer, first.created_at, modules) if modules else None
+            if call is not None:
+                hint = f"Give them to the optimizer where it is built: `{call}`."
+        out.append(
+            make(
+                "GD106",
+                f"{name_list(names)} ({plural(len(names), 'parameter')}) receive gradients but "
+                f"belong to no optimizer ({', '.join(o.label for o in optimizers)}): they are never updated.{also}",
+                subjects=names,
+                step=step,
+                hint=hint,
+                related=related_opt,
+                **first.created_at.shown(),
+            )
+        )
+    return out
