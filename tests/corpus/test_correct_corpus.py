@@ -29,3 +29,26 @@ def test_correct_program_is_silent_under_run(script, tmp_path):
     assert noisy == [], "\n".join(noisy) + "\n" + proc.stdout[-3000:] + proc.stderr[-3000:]
     assert report["status"] == "completed", proc.stderr[-3000:]
     assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+# The same programs with `watch()` around them, as a user keeps it on inside their own script.
+_UNDER_WATCH = """
+import json, runpy, sys
+import graddoctor
+path = sys.argv[1]
+sys.argv = [path]
+with graddoctor.watch() as w:
+    runpy.run_path(path, run_name="__main__")
+print(json.dumps([f"{f.code} line {f.line}: {f.message}" for f in w.report().findings
+                  if f.severity >= graddoctor.Severity.WARNING]))
+"""
+
+
+@pytest.mark.parametrize("script", PROGRAMS, ids=[p.stem for p in PROGRAMS])
+def test_correct_program_is_silent_under_watch(script, tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-c", _UNDER_WATCH, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    noisy = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert noisy == [], "\n".join(noisy)
