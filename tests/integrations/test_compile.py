@@ -39,6 +39,17 @@ def train(how: str, watched: dict | None):
     torch._dynamo.reset()
     counters.clear()
     torch.manual_seed(0)
+    # One thread: inductor's CPU kernels for the embedding's backward add rows from several
+    # threads in a run-dependent order, so two plain runs can already differ in the last bit.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _train(how, watched)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train(how: str, watched: dict | None):
     model = TinyGPT()
     if how == "torch.compile":
         step_model = torch.compile(model)

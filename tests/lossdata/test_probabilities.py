@@ -137,3 +137,53 @@ def test_deep_mode_names_the_line_that_applied_the_softmax(graddoctor_cli):
     assert (f["file"], f["line"]) == ("model.py", 11)
     assert [(r["file"], r["line"]) for r in f["related"]] == [("train.py", 10)]
     assert "model.py:11" in ran.stdout
+
+
+class DeepReLUNet(nn.Module):
+    """Ten Linear+ReLU layers and a linear output: at initialisation every output is a small
+    positive number (tiny activations, the last bias), so the first batches' logits all lie in [0, 1]."""
+
+    def __init__(self, width=32, depth=10, squash=None):
+        super().__init__()
+        layers = [nn.Linear(16, width), nn.ReLU()]
+        for _ in range(depth - 2):
+            layers += [nn.Linear(width, width), nn.ReLU()]
+        layers.append(nn.Linear(width, 1))
+        self.net = nn.Sequential(*layers)
+        self.squash = squash
+
+    def forward(self, x):
+        z = self.net(x)
+        return self.squash(z) if self.squash is not None else z
+
+
+def _train_binary(model, steps=160):
+    torch.manual_seed(0)
+    X = torch.randn(512, 16)
+    y = (X.sum(dim=1, keepdim=True) > 0).float()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    with watch(model, opt) as w:
+        for step in range(steps):
+            i = (step * 64) % 512
+            loss = F.binary_cross_entropy_with_logits(model(X[i:i + 64]), y[i:i + 64])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    return w
+
+
+def test_small_positive_initial_logits_are_not_probabilities():
+    torch.manual_seed(3)
+    model = DeepReLUNet()
+    with torch.no_grad():
+        model.net[-1].bias.fill_(0.1)  # every first output in [0, 1], as an unlucky init gives
+    w = _train_binary(model)
+    assert findings(w, "GD501") == [] and loud(w) == []
+
+
+def test_hand_written_sigmoid_into_bce_with_logits_persists():
+    # 1 / (1 + exp(-z)): no Sigmoid node in the graph, so only the values show it, step after step
+    torch.manual_seed(3)
+    w = _train_binary(DeepReLUNet(depth=3, squash=lambda z: 1 / (1 + torch.exp(-z))))
+    [f] = findings(w, "GD501")
+    assert "[0, 1]" in f.message and f.step >= 100

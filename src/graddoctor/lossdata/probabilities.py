@@ -22,6 +22,10 @@ _SUM_TOLERANCE = 1e-3
 _LOG_PROB_TOLERANCE = 1e-4  # log_softmax can round a hair above 0
 _PERSISTENT_CHECKS = 10  # [0, 1] logits, without a sigmoid in sight, on this many checks of a large batch
 _PERSISTENT_NUMEL = 32
+# ... and still so after this many optimizer steps. A freshly initialised deep ReLU net can put every
+# output in [0, 1] (tiny activations, a small positive bias) for its first checks; training against
+# 0 targets soon pushes real logits below 0, while probabilities never leave [0, 1].
+_PERSISTENT_STEPS = 100
 
 
 class Probabilities:
@@ -69,7 +73,7 @@ class Probabilities:
         numel = 1
         for size in call.input_shape:
             numel *= size
-        persistent = seen >= _PERSISTENT_CHECKS and numel >= _PERSISTENT_NUMEL
+        persistent = seen >= _PERSISTENT_CHECKS and numel >= _PERSISTENT_NUMEL and call.step >= _PERSISTENT_STEPS
         if call.squashed_by is None and not persistent:
             return
         made = f" (made by a {call.squashed_by})" if call.squashed_by else ""
