@@ -7,6 +7,11 @@ at a later step (readout.py): no host synchronisation in the user's step.
 No per-parameter Python loop over tensor data, no per-module hook. The
 update-to-weight ratio needs a copy of the weights, so it is measured on the
 first steps and then every `ratio_every` steps.
+
+Longer than our ~300-line habit on purpose: the hot path (`before_step`, what it
+queues) and the off-path reading of those queues share one private layout of
+positions and tracks, and splitting them would make that layout a public
+interface. The judging itself is in numerics/rules/, one module per code.
 """
 
 from __future__ import annotations

@@ -10,6 +10,12 @@ actually lie between them can be named, and no others.
 Cheap by design: stack walks and graph walks happen only at cuts (and only
 the first few times per site), never per op; the taint table holds weak
 references, so it keeps no tensor alive.
+
+Longer than our ~300-line habit on purpose: every kind of cut (detach, .data,
+numbers, numpy and list round trips, re-wraps, requires_grad_, frozen models,
+in-place edits under no_grad) is recognised inside the one `__torch_function__`
+pass, so that each op is looked at once; the records it writes are in
+records.py and what they mean to the user in explaining.py.
 """
 
 from __future__ import annotations
