@@ -16,6 +16,7 @@ import torch
 from torch import nn
 
 from graddoctor.finding import Finding
+from graddoctor.graph.phrases import related_at
 from graddoctor.locate import NOWHERE, Location
 from graddoctor.loop.gd205_scheduler_misuse import SchedulerSteps
 from graddoctor.loop.state import GradMark, OptimizerState, param_ids_of
@@ -82,7 +83,7 @@ class LoopAudit(Observer):
                 "zero_grad() runs between backward() and step(): the gradients are cleared before the "
                 "optimizer reads them, so the step applies no gradient.",
                 step=st.steps, **zero.shown(),
-                related=_related(event.where, "the optimizer step that finds no gradient"),
+                related=related_at(event.where, "the optimizer step that finds no gradient"),
             ))
         self._check_eval_mode(st, event)
 
@@ -317,10 +318,3 @@ def _missing_zero_grad(event: StepEvent, steps: int) -> Finding:
         "since its previous step: the gradients of earlier batches are still in .grad and add up.",
         step=steps, **event.where.shown(),
     )
-
-
-def _related(where: Location, note: str):
-    from graddoctor.finding import Related
-
-    shown = where.shown()
-    return [Related(shown["file"], shown["line"], note)] if shown["file"] else []

@@ -13,6 +13,7 @@ import torch
 from graddoctor.finding import Finding, Related
 from graddoctor.graph.checks import cut_history
 from graddoctor.graph.naming import ModelIndex
+from graddoctor.graph.phrases import related_at
 from graddoctor.locate import Location
 from graddoctor.provenance import carried
 from graddoctor.provenance.recorder import SITE
@@ -29,13 +30,6 @@ _INPLACE_MESSAGE = re.compile(
 def _loss_tensors(loss) -> list[torch.Tensor]:
     items = loss if isinstance(loss, (list, tuple)) else [loss]
     return [t for t in items if isinstance(t, torch.Tensor)]
-
-
-def _related(loc: Location | None, note: str) -> list[Related]:
-    if loc is None or not loc.file:
-        return []
-    shown = loc.shown()
-    return [Related(shown["file"], shown["line"], note)]
 
 
 class ExplainsErrors:
@@ -77,7 +71,7 @@ class ExplainsErrors:
                 f"`.{exc.name}` fails on it at {where}: numbers have no autograd history.",
                 hint="Keep the loss a tensor: call backward() on the tensor, and use `.item()` only "
                 "for logging (`print(loss.item())`).",
-                related=_related(where, "backward() called on the number here") + cut.related(),
+                related=related_at(where, "backward() called on the number here") + cut.related(),
                 **cut.location.shown(),
             )
         ]
@@ -94,7 +88,7 @@ class ExplainsErrors:
         if event is None:
             return []
         result = carried.inspect_failure(event.loss, event.index, SITE)
-        both = _related(event.where, "this backward() fails")
+        both = related_at(event.where, "this backward() fails")
         if result.carried is not None:
             tag = result.carried
             file = tag.source or tag.holder.file
@@ -107,7 +101,7 @@ class ExplainsErrors:
             at = made or assigned or tag.holder
             extra = []
             if made is not None and assigned is not None and (made.file, made.line) != (assigned.file, assigned.line):
-                extra = _related(assigned, f"`{tag.name}` assigned here")
+                extra = related_at(assigned, f"`{tag.name}` assigned here")
             return [
                 make(
                     "GD107",
@@ -119,9 +113,9 @@ class ExplainsErrors:
                     f"`{carried.detach_fix(tag, file, line)}` (truncated backpropagation through time). Do not add "
                     "retain_graph=True: it keeps every iteration's graph alive.",
                     related=(
-                        _related(tag.where, "backward() here freed that graph in the previous iteration and fails now")
+                        related_at(tag.where, "backward() here freed that graph in the previous iteration and fails now")
                         if (tag.where.file, tag.where.line) == (event.where.file, event.where.line)
-                        else _related(tag.where, "earlier backward() that freed the graph") + both
+                        else related_at(tag.where, "earlier backward() that freed the graph") + both
                     ) + extra,
                     subjects=[tag.name],
                     **at.shown(),
@@ -139,7 +133,7 @@ class ExplainsErrors:
                 "already freed: the two calls share part of one graph.",
                 hint="Add the losses and call backward() once (`(loss_a + loss_b).backward()`); use "
                 "`retain_graph=True` on the first call only if the two backward passes must really be separate.",
-                related=_related(previous, "first backward() freed the shared graph here"),
+                related=related_at(previous, "first backward() freed the shared graph here"),
                 **event.where.shown(),
             )
         ]
@@ -175,14 +169,14 @@ class ExplainsErrors:
         saver = self._saving_node()
         saved_by = f"`{type(saver).__name__}`" if saver is not None else f"the op that made it (`{found['node']}`)"
         event = self._failed_event()
-        related = list(edit.chain[1:2] and _related(edit.chain[1], "called from here"))
+        related = list(edit.chain[1:2] and related_at(edit.chain[1], "called from here"))
         site = saver.metadata.get(SITE) if saver is not None else None
         if site is not None:
             saved_at = Location(site[0], site[1], None, site[2])
             saved_by += f" at {saved_at}"
-            related = _related(saved_at, f"saved for backward here by {type(saver).__name__}") + related
+            related = related_at(saved_at, f"saved for backward here by {type(saver).__name__}") + related
         if event is not None:
-            related += _related(event.where, "backward() fails here")
+            related += related_at(event.where, "backward() fails here")
         return [
             make(
                 "GD108",
@@ -208,11 +202,11 @@ class ExplainsErrors:
         if site is not None:
             saved_at = Location(site[0], site[1], None, site[2])
             saved = f" (by `{type(saver).__name__}` at {saved_at})"
-            related += _related(saved_at, f"the forward pass saved {name} here")
+            related += related_at(saved_at, f"the forward pass saved {name} here")
         event = self._failed_event()
         backward = f"backward() at {event.where}" if event is not None else "backward()"
         if event is not None:
-            related += _related(event.where, "backward() fails here")
+            related += related_at(event.where, "backward() fails here")
         if edit.optimizer is not None:
             message = (
                 f"`{edit.location.source.strip() or 'step()'}` here ({edit.optimizer}) updated {name} in place "
@@ -264,7 +258,7 @@ class ExplainsErrors:
         if failure is None or failure[0] is None or failure[0].location is None:
             return []
         birth, used = failure
-        related = _related(used, "used here where autograd must save it") + _related(
+        related = related_at(used, "used here where autograd must save it") + related_at(
             birth.region_entry, "inference mode entered here"
         )
         return [

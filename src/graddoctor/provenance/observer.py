@@ -27,7 +27,8 @@ import torch
 from graddoctor.finding import Finding
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.provenance import carried
-from graddoctor.provenance.explaining import ExplainsErrors, _loss_tensors, _related
+from graddoctor.graph.phrases import related_at
+from graddoctor.provenance.explaining import ExplainsErrors, _loss_tensors
 from graddoctor.provenance.recorder import Recorder
 from graddoctor.provenance.records import FROZEN, Cut, InplaceEdit
 from graddoctor.rules import make
@@ -270,7 +271,7 @@ class ProvenanceObserver(ExplainsErrors, Observer):
                     hint="Edit weights only after `optimizer.step()` (or before the forward pass), under "
                     "`with torch.no_grad():` and without `.data`, so autograd can check the edit.",
                     subjects=[name] if tensor is not None else [],
-                    related=_related(event.where, "backward() uses the stale graph here"),
+                    related=related_at(event.where, "backward() uses the stale graph here"),
                     step=write.step,
                     **write.location.shown(),
                 )
