@@ -213,6 +213,14 @@ def _column(frame: FrameType) -> int | None:
     return None
 
 
+def exception_location(exc: BaseException) -> Location:
+    """Where the user's exception points: the line a SyntaxError names (its traceback holds
+    only the frames that compiled the file), else the innermost user frame that raised."""
+    if isinstance(exc, SyntaxError) and exc.lineno and is_user_file(exc.filename):
+        return Location(exc.filename, exc.lineno, exc.offset)
+    return traceback_user_location(exc.__traceback__)
+
+
 def traceback_user_location(tb: TracebackType | None) -> Location:
     """The innermost user frame of a traceback (the user's line where it failed)."""
     found = NOWHERE

@@ -12,7 +12,7 @@ from typing import Any
 
 from graddoctor.explain.explainer import explain
 from graddoctor.finding import Finding
-from graddoctor.locate import Location, display_path, traceback_user_location
+from graddoctor.locate import Location, display_path, exception_location
 from graddoctor.report.report import Report
 from graddoctor.session import compiled
 from graddoctor.session.session import Session
@@ -38,7 +38,7 @@ def build_report(
     findings = session.findings()
     exception: dict[str, Any] | None = None
     if exc is not None:
-        where = traceback_user_location(exc.__traceback__)
+        where = exception_location(exc)
         if status == "crashed":
             findings.extend(_explain(session, exc, where))
         exception = {

@@ -101,7 +101,8 @@ def _summary(r) -> Text:
     if r.steps_observed is not None:
         text.append(f" · {r.steps_observed} optimizer step{'s' if r.steps_observed != 1 else ''} observed", style="dim")
     if r.status:
-        text.append(f" · script {r.status}", style="dim")
+        ended = f"exited with code {r.exit_status}" if r.status == "completed" and r.exit_status else r.status
+        text.append(f" · script {ended}", style="dim")
     return text
 
 

@@ -111,6 +111,8 @@ def _report(opts, outcome, dist) -> int:
             _print_internal(internal)
             gathered.done()
             return code
+    if dist is None:  # under torchrun the code is agreed across ranks, from the merged report
+        code = _explained(code, report, outcome, opts.fail_on)
     # The report first: whatever happens to the files, the user has the diagnosis.
     printed = opts.quiet or print_terminal(report)
     rendered, written = write_files(report, opts.json, opts.html)
@@ -134,6 +136,25 @@ def _exit_code(opts, outcome) -> int:
     if outcome.exit_status:
         return outcome.exit_status
     return EXIT_OK
+
+
+def _explained(code: int, report, outcome, fail_on: str) -> int:
+    """The exit code must be one the printed report explains; otherwise it is our bug, said as such.
+
+    1 means a finding at or above --fail-on, or the user's exception (or their own sys.exit(1));
+    0 means neither. Anything else from this point is graddoctor failing, never silent."""
+    if code not in (EXIT_OK, EXIT_FINDINGS):
+        return code
+    cause = report.fails(fail_on) or outcome.user_exception is not None
+    own = outcome.exit_status if outcome.exit_status else None
+    if code == EXIT_FINDINGS and not cause and own != EXIT_FINDINGS:
+        problem = f"exit code 1 with no finding at or above --fail-on {fail_on} and no exception of the script"
+    elif code == EXIT_OK and cause:
+        problem = f"exit code 0 although the report has a finding at or above --fail-on {fail_on} or an exception"
+    else:
+        return code
+    internal_error(f"graddoctor run chose an exit code its report does not explain: {problem}")
+    return EXIT_INTERNAL
 
 
 _OWN_OPTIONS = sorted(_RUN_VALUED - {"-m"}) + sorted(_RUN_FLAGS - {"-h", "--help"})

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
+import io
 import os
 import runpy
 import sys
 import traceback
+import types
 from dataclasses import dataclass
 
 from graddoctor.assembly import standard_session
@@ -46,12 +49,8 @@ def check_script(path: str) -> str:
         source = importlib.util.decode_source(data)  # honours a PEP 263 coding line, as Python does
     except (UnicodeDecodeError, SyntaxError, LookupError):
         raise UsageError(f"{path} is not a Python script (it is not text in its declared encoding, UTF-8 by default)") from None
-    try:
-        compile(source, path, "exec")
-    except SyntaxError as exc:
-        raise UsageError(f"{path}:{exc.lineno}:{exc.offset or 1}: syntax error: {exc.msg}") from None
-    except ValueError as exc:
-        raise UsageError(f"{path} cannot be compiled: {exc}") from None
+    # A SyntaxError is not checked here: it is the user's error, raised when the script is run
+    # and reported like any exception of theirs (exit 1, at its line), as `python` does.
     return source
 
 
@@ -78,6 +77,7 @@ def run_target(
 ) -> RunOutcome:
     """Run the script to its end (or crash, or `max_steps`) and collect the report."""
     saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
+    cwd = os.getcwd()
     if module:
         # As `python -m`: the current directory first on sys.path, before the module is looked up.
         sys.path.insert(0, os.getcwd())
@@ -103,7 +103,7 @@ def run_target(
             if module:
                 runpy.run_module(target, run_name="__main__", alter_sys=True)
             else:
-                runpy.run_path(target, run_name="__main__")
+                _run_script(target)
         except StopRun:
             status = "stopped"
         except SystemExit as exc:
@@ -115,6 +115,7 @@ def run_target(
     finally:
         session.detach()
         sys.argv = saved_argv
+        _return_to(cwd)
         if module:
             _remove_cwd()
         elif saved_path0 is not None:
@@ -124,6 +125,38 @@ def run_target(
     report = build_report(session, command="run", target=target, status=status, exc=user_exc if crashed else None,
                           exit_status=exit_status, note_internal_errors=False)
     return RunOutcome(report, session, exit_status, user_exc)
+
+
+def _run_script(target: str) -> None:
+    """Execute the script as `python target` does, in a fresh `__main__` module.
+
+    Since Python 3.9 `__file__` (and the code's filename) is absolute, so a script that
+    changes directory can still find itself, while `sys.argv[0]` stays as typed.
+    `runpy.run_path` ties the two together, so this does its few steps itself.
+    """
+    path = os.path.abspath(target)
+    with io.open_code(path) as handle:
+        code = compile(handle.read(), path, "exec", dont_inherit=True)  # bytes: PEP 263 applies
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=path, __cached__=None, __package__=None, __spec__=None,
+                         __loader__=importlib.machinery.SourceFileLoader("__main__", path))
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+
+
+def _return_to(cwd: str) -> None:
+    """Back to the directory graddoctor was started in, if the script left it: the report's
+    paths and the --json/--html files are relative to where the user typed the command."""
+    try:
+        if os.getcwd() != cwd:
+            os.chdir(cwd)
+    except OSError:
+        pass
 
 
 def _remove_cwd() -> None:
@@ -151,7 +184,10 @@ def print_user_traceback(exc: BaseException, file=None) -> None:
         tb = tb.tb_next
     tb = tb if tb is not None else exc.__traceback__
     chained = exc.__cause__ is not None or (exc.__context__ is not None and not exc.__suppress_context__)
-    if chained:
+    if isinstance(exc, SyntaxError) and tb is exc.__traceback__ and not _has_user_frame(tb):
+        # The script itself does not compile: Python shows the file, line and caret, no traceback.
+        lines = traceback.format_exception_only(type(exc), exc)
+    elif chained:
         lines = traceback.format_exception(type(exc), exc, tb)
     else:
         # Our own wrappers (the backward patch, deep mode's TorchFunctionMode) sit between the
@@ -170,6 +206,16 @@ def _instrumentation_frame(filename: str) -> bool:
     if filename == torch.overrides.__file__:
         return True
     return filename.startswith(locate._PACKAGE_DIR + os.sep) and not locate.is_user_file(filename)
+
+
+def _has_user_frame(tb) -> bool:
+    return any(_is_user_frame(t) for t in _walk(tb))
+
+
+def _walk(tb):
+    while tb is not None:
+        yield tb
+        tb = tb.tb_next
 
 
 def _is_user_frame(tb) -> bool:

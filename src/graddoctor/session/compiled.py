@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import os
 import sys
 
 import torch
@@ -140,6 +141,40 @@ def _install_hook() -> None:
         return  # not the torch we know: leave dynamo alone rather than guess
     _TorchDynamoContext.enter_exit_hooks = _WithOurHook()
     _context_class = _TorchDynamoContext
+    _never_traced()
+
+
+def _never_traced() -> None:
+    """Dynamo runs graddoctor's own functions as plain Python, never traces them.
+
+    A compiled training step calls `loss.backward()` and `optimizer.step()`, which are
+    graddoctor's wrappers while a session is attached. Traced, their bookkeeping
+    (`gc.get_objects`, `sys._getframe`, weak references) breaks dynamo's tracer and would
+    turn into an error in the user's step. Skipped, dynamo breaks the graph at the call
+    and runs the wrapper eagerly, as it does for any function it cannot trace; the
+    wrapper then calls the original, so the step computes what it would without us.
+    The demo gallery lives in the package but is user code: it stays traceable.
+    """
+    try:
+        from torch._dynamo import trace_rules
+    except Exception:
+        return
+    dirs = getattr(trace_rules, "SKIP_DIRS", None)
+    recompile = getattr(trace_rules, "_recompile_re", None)
+    if not isinstance(dirs, list) or recompile is None:
+        return  # not the torch we know
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ours = []
+    for entry in sorted(os.listdir(package)):
+        path = os.path.join(package, entry)
+        if entry == "demo":
+            ours += [os.path.join(path, f) for f in os.listdir(path) if f.endswith(".py")]
+        elif os.path.isdir(path) or entry.endswith(".py"):
+            ours.append(path + os.sep if os.path.isdir(path) else path)
+    added = [p.replace(os.sep, "/") for p in ours if p.replace(os.sep, "/") not in dirs]
+    if added:
+        dirs.extend(added)
+        recompile()
 
 
 def uninstall() -> None:

@@ -11,9 +11,13 @@ frames is moved past the frames we inserted (ours, torch's dispatch and the
 public function it re-enters) to the frame that called them, which is the frame
 it would name without graddoctor. Warnings naming any other frame are untouched.
 
-Known limit: the filter decision (`filterwarnings(module=...)`, the "default"
-once-per-location registry) is taken in C before the hook sees the message, so
-it still keys on our frame; what is shown and recorded is the user's line.
+The filters let the warning through for our frame first (that decision is taken
+in C before the hook sees it), so a moved warning is decided again for the
+user's line, with the user's module registry: it shows once per user line under
+the default filter, as without graddoctor, not once per path through our
+wrappers. Known limit: a filter that suppressed it for our frame (`ignore` by
+`module=`, or "default" after one showing from the same wrapper line) has
+already decided.
 """
 
 from __future__ import annotations
@@ -55,20 +59,21 @@ def _caller_outside(frame: FrameType) -> FrameType | None:
     return None
 
 
-def relocate(msg: warnings.WarningMessage, start: FrameType | None) -> None:
-    """Point `msg` at the user's frame when it names one of graddoctor's frames."""
+def relocate(msg: warnings.WarningMessage, start: FrameType | None) -> FrameType | None:
+    """Point `msg` at the user's frame when it names one of graddoctor's frames; returns that frame."""
     if not msg.filename or not _ours(msg.filename):
-        return
+        return None
     f = start
     while f is not None and not (f.f_code.co_filename == msg.filename and f.f_lineno == msg.lineno):
         f = f.f_back
     if f is None:
-        return
+        return None
     target = _caller_outside(f)
     if target is not None:
         msg.filename = target.f_code.co_filename
         msg.lineno = target.f_lineno
         msg.line = None  # read again from the new place
+    return target
 
 
 def make_show(original: Callable) -> Callable:
@@ -76,9 +81,18 @@ def make_show(original: Callable) -> Callable:
 
     def _showwarnmsg(msg):
         try:
-            relocate(msg, sys._getframe(1))
+            target = relocate(msg, sys._getframe(1))
         except Exception:  # never lose the user's warning over our bookkeeping
-            pass
-        return original(msg)
+            target = None
+        if target is None:
+            return original(msg)
+        # The filters already let it through for our frame, whose "once per location" registry
+        # is not the user's: the same warning then shows once per path through our wrappers.
+        # Decided again for the user's line, it shows as often as under plain Python.
+        module_globals = target.f_globals
+        registry = module_globals.setdefault("__warningregistry__", {})
+        warnings.warn_explicit(msg.message, msg.category, msg.filename, msg.lineno,
+                               module=module_globals.get("__name__"), registry=registry,
+                               module_globals=module_globals, source=msg.source)
 
     return _showwarnmsg
