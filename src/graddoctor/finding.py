@@ -54,6 +54,7 @@ class Finding:
     subjects: list[str] = field(default_factory=list)
     step: int | None = None
     rank: int | None = None
+    source: str | None = None  # "static": found by reading the code, not confirmed by the run
 
     def key(self) -> tuple:
         """Identity used to drop repeats of the same diagnosis across steps."""
@@ -75,6 +76,8 @@ class Finding:
         }
         if self.rank is not None:
             out["rank"] = self.rank
+        if self.source is not None:
+            out["source"] = self.source
         return out
 
     @classmethod
@@ -92,6 +95,7 @@ class Finding:
             subjects=list(data.get("subjects", [])),
             step=data.get("step"),
             rank=data.get("rank"),
+            source=data.get("source"),
         )
 
 

@@ -36,6 +36,8 @@ class FindingView:
             head.append(f"  (rank {f.rank})", style="dim")
         if f.step is not None:
             head.append(f"  step {f.step}", style="dim")
+        if f.source == "static":
+            head.append("  (read in the code)", style="dim")
         yield head
         source = _source(f.file, f.line)
         if source is not None:

@@ -13,10 +13,12 @@ import types
 from dataclasses import dataclass
 
 from graddoctor.assembly import standard_session
+from graddoctor.finding import sort_findings
 from graddoctor.locate import declare_user_file
 from graddoctor.report.build import build_report
 from graddoctor.report.report import Report
 from graddoctor.runner.signals import Terminated
+from graddoctor.runner.static import executed_files, loaded_modules, merge_static, static_findings
 from graddoctor.session.session import Session, StopRun
 
 
@@ -78,6 +80,7 @@ def run_target(
     """Run the script to its end (or crash, or `max_steps`) and collect the report."""
     saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
     cwd = os.getcwd()
+    origin: str | None = None
     if module:
         # As `python -m`: the current directory first on sys.path, before the module is looked up.
         sys.path.insert(0, os.getcwd())
@@ -92,6 +95,7 @@ def run_target(
         check_script(target)
         declare_user_file(target)
 
+    before = loaded_modules()
     session = standard_session(mode="run", deep=deep, max_steps=max_steps)
     status, exit_status, user_exc = "completed", None, None
     try:
@@ -124,6 +128,8 @@ def run_target(
     crashed = status == "crashed"
     report = build_report(session, command="run", target=target, status=status, exc=user_exc if crashed else None,
                           exit_status=exit_status, note_internal_errors=False)
+    static = static_findings(executed_files(origin if module else target, before))
+    report.findings = sort_findings(report.findings + merge_static(report.findings, static))
     return RunOutcome(report, session, exit_status, user_exc)
 
 
