@@ -161,7 +161,11 @@ def _read_classes(frames: list[FrameType], evidence: Evidence) -> None:
     low, high = int(kept.min()), int(kept.max())
     sentence = (f"The logits have {classes} classes (valid labels 0 to {classes - 1}); this batch's labels "
                 f"run from {low} to {high}.")
-    if low >= 1 and high == classes:
+    if low < 0:
+        sentence += f" {low} is no class: if it marks samples to skip, pass `ignore_index={low}` to the loss."
+    elif high > 100 and high > 4 * classes:
+        sentence += " Labels this large are a mask's pixel values (0-255), not class indices: map them to 0..C-1."
+    elif low >= 1 and high == classes:
         sentence += " The labels look numbered from 1: shift them (`y - 1`)."
     elif low >= 0 and high >= classes:
         sentence += f" If there really are {high + 1} classes, the head needs {high + 1} outputs."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import string
 import traceback as tb_module
 from types import TracebackType
@@ -26,26 +27,49 @@ def explain(exc_or_message: BaseException | str) -> list[Finding]:
     ['GD101']
     >>> [f.code for f in graddoctor.explain("mat1 and mat2 shapes cannot be multiplied (32x128 and 64x10)")]
     ['GD601']
-    >>> graddoctor.explain("CUDA out of memory. Tried to allocate 2.00 GiB")
+    >>> graddoctor.explain("I am not a PyTorch error")
     []
     """
     if isinstance(exc_or_message, BaseException):
         exc = exc_or_message
         where = traceback_user_location(exc.__traceback__)
-        return explain_parts(type(exc).__name__, str(exc), where, exc.__traceback__)
+        context = "".join(tb_module.format_tb(exc.__traceback__))
+        return explain_parts(type(exc).__name__, str(exc), where, exc.__traceback__, context=context)
     parsed = parse(exc_or_message)
-    return explain_parts(parsed.exc_type, parsed.message, parsed.user_location)
+    worker = _WORKER.search(exc_or_message)
+    # A pasted DataLoader traceback ends with the worker's own error; the wrapper above it says where it ran.
+    message = exc_or_message[worker.start():] if worker is not None else parsed.message
+    return explain_parts(parsed.exc_type, message, parsed.user_location, context=exc_or_message)
+
+
+_WORKER = re.compile(r"Caught \w+ in DataLoader worker process \d+\.?\s*Original Traceback \(most recent call last\):")
 
 
 def explain_parts(exc_type: str | None, message: str, where: Location | None,
-                  tb: TracebackType | None = None) -> list[Finding]:
+                  tb: TracebackType | None = None, context: str = "") -> list[Finding]:
+    worker = _WORKER.search(message)
+    if worker is not None:
+        # A DataLoader worker's error arrives wrapped: explain the original, and say where it ran.
+        inner = parse("Traceback (most recent call last):" + message[worker.end():])
+        found = explain_parts(inner.exc_type, inner.message, inner.user_location or where,
+                              context=message[worker.end():])
+        for finding in found:
+            finding.message += (" It was raised in a DataLoader worker process (the dataset, its transforms "
+                                "or the collate function); with `num_workers=0` the traceback runs through "
+                                "your own code.")
+        if found:
+            return found
     source = where.source if where is not None and where.file else ""
-    found = match(exc_type, message, source)
+    found = match(exc_type, message, source, context)
     if found is None:
         return []
     pattern, groups = found
     cause = _fill(pattern.cause, groups)
     hint = _fill(pattern.hint, groups) if pattern.hint else None
+    if pattern.choose is not None:
+        chosen_cause, chosen_hint = pattern.choose(groups)
+        cause = chosen_cause or cause
+        hint = chosen_hint or hint
     fields = where.shown() if where is not None and where.file else {}
     related: list[Related] = []
     subjects: list[str] = []

@@ -82,6 +82,16 @@ PATTERNS: list[ErrorPattern] = [
     _p(
         "GD103",
         r"grad can be implicitly created only for (?:real )?scalar outputs",
+        "backward() was called on a tensor with one element per GPU: under `nn.DataParallel`, a loss "
+        "computed inside the model's forward (a Hugging Face model given `labels=`) is gathered from "
+        "every replica into a vector, one loss per GPU.",
+        hint="Reduce it before backward: `loss.mean().backward()` (for a model output, "
+        "`outputs.loss.mean().backward()`); or compute the loss outside the DataParallel model.",
+        context=r"data_parallel\.py|DataParallel",
+    ),
+    _p(
+        "GD103",
+        r"grad can be implicitly created only for (?:real )?scalar outputs",
         "backward() was called on a tensor with more than one element (or a complex one) and no "
         "`gradient=` argument; autograd can only start from a single real number.",
     ),
@@ -137,6 +147,20 @@ PATTERNS: list[ErrorPattern] = [
         "changed in place (version {expected} when saved, {version} now), so its gradient cannot be "
         "computed. The traceback shows backward(), not the in-place edit: look for `x.op_()`, `x += ...`, "
         "`x[...] = ...` or `inplace=True` on that tensor after {node} made it.",
+    ),
+    _p(
+        "GD108",
+        r"modified by an inplace operation: \[(?P<type>[\w.]+) \[(?P<shape>[\d, ]*)\]\] is at version "
+        r"(?P<version>\d+); expected version (?P<expected>\d+)",
+        "A tensor of shape [{shape}] that no op made (a leaf: in a training loop, a parameter, e.g. a "
+        "weight) was saved by the forward pass and then changed in place before this backward: most "
+        "often an `optimizer.step()` ran between the forward and the backward that needs it. In a GAN, "
+        "the discriminator is stepped and then the generator's loss, computed from the same `D(fake)` "
+        "forward, is backpropagated through the updated weights.",
+        hint="Call backward() for every loss of a forward pass before the optimizer.step() that changes "
+        "its parameters: step D, then compute the generator's loss with a fresh `D(fake)`; or run both "
+        "backward passes first and both steps after. An in-place edit of a weight outside "
+        "`torch.no_grad()` does the same.",
     ),
     _p(
         "GD108",
@@ -220,10 +244,14 @@ PATTERNS: list[ErrorPattern] = [
 ]
 
 
-def match(exc_type: str | None, message: str, source: str = "") -> tuple[ErrorPattern, dict[str, str]] | None:
-    """The first pattern that fits; `source` is the user's failing line when known."""
+def match(exc_type: str | None, message: str, source: str = "",
+          context: str = "") -> tuple[ErrorPattern, dict[str, str]] | None:
+    """The first pattern that fits; `source` is the user's failing line when known, `context`
+    the traceback around the message (frames), when there is one."""
     for pattern in PATTERNS + TRAINING_PATTERNS:
         if pattern.source_has and source and pattern.source_has not in source:
+            continue
+        if pattern.context is not None and not pattern.context.search(context):
             continue
         if pattern.exc_types and exc_type and exc_type.split(".")[-1] not in pattern.exc_types:
             continue

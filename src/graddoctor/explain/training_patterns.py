@@ -12,6 +12,7 @@ older releases.
 
 from __future__ import annotations
 
+from graddoctor.explain.choices import either_double, expected_dtype, found_dtype, target_index, target_shape
 from graddoctor.explain.pattern import ErrorPattern
 from graddoctor.explain.pattern import pattern as _p
 
@@ -26,6 +27,17 @@ _SHAPES: list[ErrorPattern] = [
         "A matrix product got an input whose last dimension is {k} where the weight expects {k2}: "
         "mat1 is the input ({n}x{k}, batch dimensions flattened), mat2 the weight ({k2}x{m}). In an "
         "`nn.Linear` that is a layer built with in_features={k2} receiving {k} features.",
+        hint="Build the layer with in_features equal to the size of the input's last dimension "
+        "(`nn.Linear({k}, ...)`), or fix what feeds it (a missing `flatten(1)`, a conv output size "
+        "computed by hand).",
+        topic="layer",
+    ),
+    _p(
+        "GD601",
+        r"size mismatch, m1: \[(?P<n>\d+) x (?P<k>\d+)\], m2: \[(?P<k2>\d+) x (?P<m>\d+)\]",
+        "A matrix product got an input whose last dimension is {k} where the weight expects {k2}: m1 "
+        "is the input ({n}x{k}), m2 the weight ({k2}x{m}). In an `nn.Linear` that is a layer built with "
+        "in_features={k2} receiving {k} features (the wording of PyTorch before 1.7).",
         hint="Build the layer with in_features equal to the size of the input's last dimension "
         "(`nn.Linear({k}, ...)`), or fix what feeds it (a missing `flatten(1)`, a conv output size "
         "computed by hand).",
@@ -59,10 +71,11 @@ _SHAPES: list[ErrorPattern] = [
         "(N, 1) while the labels are (N,).",
         hint="Make the shapes equal: `loss_fn(out.squeeze(1), y)` or `loss_fn(out, y.float().unsqueeze(1))`.",
         topic="loss",
+        choose=target_shape,
     ),
     _p(
         "GD601",
-        r"0D or 1D target tensor expected, multi-target not supported",
+        r"(?:0D or 1D target tensor expected, )?multi-target not supported",
         "A class-index loss (CrossEntropyLoss, NLLLoss) got a target with two or more dimensions: it "
         "expects one class index per sample, shape (N,) of dtype long. A target of shape (N, 1) "
         "needs `.squeeze(1)`; one-hot or probability targets must be float with the input's exact shape.",
@@ -135,6 +148,70 @@ _SHAPES: list[ErrorPattern] = [
     ),
     _p(
         "GD601",
+        r"stack expects each tensor to be equal size, but got \[(?P<a>[\d, ]*)\] at entry (?P<i>\d+) and "
+        r"\[(?P<b>[\d, ]*)\] at entry (?P<j>\d+)",
+        "Samples of one batch must all have the same size for the DataLoader's default collate to stack "
+        "them, but sample {i} is [{a}] and sample {j} is [{b}]: images of different sizes (no resize or "
+        "crop in the transforms), grayscale images among RGB ones, or sequences of different lengths.",
+        hint="Give every sample one shape: resize or crop images in the dataset's transforms "
+        "(`transforms.Resize((224, 224))`), convert images to one mode (`img.convert(\"RGB\")`); pad "
+        "variable-length sequences in a `collate_fn` (`nn.utils.rnn.pad_sequence(batch, batch_first=True)`).",
+    ),
+    _p(
+        "GD601",
+        r"Caught (?P<inner>\w+) in DataLoader worker process (?P<w>\d+)",
+        "The error happened in DataLoader worker process {w}, inside your dataset's `__getitem__`, its "
+        "transforms or the collate function, and the message shown is only the wrapper: the real error "
+        "({inner}) and its line are in the \"Original Traceback\" part printed below it. Most often it is "
+        "samples of different sizes that the default collate cannot stack (\"stack expects each tensor "
+        "to be equal size\"), or a bad index or file in the dataset.",
+        hint="Read the \"Original Traceback\" part of the error, or run with `num_workers=0` so the error "
+        "is raised in the main process with a traceback through your own dataset code.",
+    ),
+    _p(
+        "GD601",
+        r"Expected more than 1 value per channel when training, got input size (?P<s>" + _SIZE + r"|\[[\d, ]*\])",
+        "A BatchNorm layer in training mode got a batch of one sample ({s}): it cannot compute a "
+        "variance over one value per channel. Usually the last batch of an epoch holds a single sample "
+        "(the dataset size is a multiple of the batch size plus one), or one sample was run through the "
+        "model for prediction without `model.eval()`.",
+        hint="Drop the incomplete last batch in training, `DataLoader(..., drop_last=True)`, and call "
+        "`model.eval()` before predicting on single samples.",
+    ),
+    _p(
+        "GD601",
+        r"Expected (?P<wd>\d)-dimensional input for (?P=wd)-dimensional weight \[(?P<w>[\d, ]+)\], but got "
+        r"(?P<gd>\d)-dimensional input of size \[(?P<i>[\d, ]+)\]",
+        "A layer with weight [{w}] expects {wd}-dimensional input (batch, channels, ...) and got [{i}], "
+        "{gd}-dimensional: a single sample without its batch dimension, or images without a channel "
+        "dimension.",
+        hint="Add the batch dimension to a single sample: `model(x.unsqueeze(0))`; give images a channel "
+        "dimension: `x.unsqueeze(1)` for (N, H, W).",
+        topic="layer",
+    ),
+    _p(
+        "GD601",
+        r"Expected (?P<a>\d)D \(unbatched\) or (?P<b>\d)D \(batched\) input to (?P<op>\w+), but got input of "
+        r"size: \[(?P<i>[\d, ]+)\]",
+        "A {op} layer expects ({a}-D) or ({b}-D, batched) input with channels before the spatial "
+        "dimensions, but got [{i}]: images flattened into vectors (as for an MLP) reach a convolution, or "
+        "the channel dimension is missing.",
+        hint="Give the convolution (N, C, H, W) input: `x.view(x.size(0), 1, 28, 28)` for flattened "
+        "single-channel 28x28 images, `x.unsqueeze(1)` for (N, H, W); flatten only after the "
+        "convolutions.",
+        topic="layer",
+    ),
+    _p(
+        "GD601",
+        r"shape '\[(?P<shape>[-\d, ]+)\]' is invalid for input of size (?P<n>\d+)",
+        "`view`/`reshape` to [{shape}] cannot hold the {n} elements of its input: a size written by "
+        "hand (`x.view(-1, 16 * 5 * 5)`) that no longer matches the feature map, after a change of "
+        "image size, layers or batch.",
+        hint="Flatten without hand-written sizes, `x = x.flatten(1)` (keeps the batch), and size the "
+        "next layer from the real shape (`print(x.shape)` once, or `nn.LazyLinear(out_features)`).",
+    ),
+    _p(
+        "GD601",
         r"The size of tensor a \((?P<a>\d+)\) must match the size of tensor b \((?P<b>\d+)\) at "
         r"non-singleton dimension (?P<dim>\d+)",
         "Two tensors combined element-wise cannot be broadcast: dimension {dim} is {a} in one and "
@@ -153,6 +230,17 @@ _DTYPES: list[ErrorPattern] = [
         "numpy is float64 (Double) by default while the model's parameters are float32 (Float).",
         hint="Convert the data where it is loaded: `x = x.float()` (or "
         "`torch.from_numpy(a).float()`, `torch.tensor(a, dtype=torch.float32)`).",
+        topic="layer",
+    ),
+    _p(
+        "GD602",
+        r"mat1 and mat2 must have the same dtype\s*$",
+        "A matrix product (an `nn.Linear`, `@`) got an input whose dtype differs from its weight's: data "
+        "that came from numpy is float64 while the model is float32, or a half-precision tensor met "
+        "float32 weights outside `torch.autocast`.",
+        hint="Print `x.dtype` and the layer's `weight.dtype` at the failing line and convert the data "
+        "where it is loaded (`x.float()` for a float32 model); for mixed precision use `torch.autocast` "
+        "instead of converting tensors by hand.",
         topic="layer",
     ),
     _p(
@@ -178,14 +266,37 @@ _DTYPES: list[ErrorPattern] = [
         "indices as integers (long).",
         hint="Convert the labels: `y = y.long()`.",
         topic="loss",
+        choose=lambda g: expected_dtype({"exp": "Long", **g}),
     ),
     _p(
         "GD602",
-        r"expected scalar type (?P<exp>\w+) but found (?P<got>\w+)",
-        "An op expected {exp} tensors and got a {got} one: the data, a target or a loss weight has "
-        "a different dtype from the model.",
-        hint="Convert the odd one out to the model's dtype (`.float()`), usually data loaded from numpy (float64).",
+        r"(?i:expected) (?:scalar type|object of scalar type) (?P<exp>\w+) but (?:found|got scalar type) "
+        r"(?P<got>\w+)(?: for argument #\d+ '(?P<argname>\w+)')?",
+        "An op expected {exp} tensors and got a {got} one.",
         topic="operands",
+        choose=expected_dtype,
+    ),
+    _p(
+        "GD602",
+        r"expected (?P<exp>[A-Z]\w+) tensor \(got (?P<got>[A-Z]\w+) tensor\)",
+        "An op expected {exp} tensors and got a {got} one.",
+        choose=either_double,
+    ),
+    _p(
+        "GD602",
+        r"Input type \((?P<a>torch\.cuda\.\w+)\) and (?P<what>weight|bias) type \((?P<b>torch\.cuda\.\w+)\) should be the same",
+        "A layer on the GPU got input of type {a} but its {what} is {b}.",
+        topic="layer",
+        choose=lambda g: expected_dtype({"exp": g["b"], "got": g["a"]}),
+    ),
+    _p(
+        "GD602",
+        r"Attempting to unscale FP16 gradients",
+        "GradScaler found float16 gradients: the model's parameters themselves are float16 (`model.half()`). "
+        "Mixed precision keeps the parameters in float32 and computes in float16 inside `torch.autocast`; "
+        "GradScaler unscales float32 gradients only.",
+        hint="Keep the model in float32 (drop `model.half()`) and run the forward pass and loss under "
+        "`torch.autocast(device_type=\"cuda\", dtype=torch.float16)` with the GradScaler.",
     ),
     _p(
         "GD602",
@@ -213,8 +324,8 @@ _DTYPES: list[ErrorPattern] = [
         "GD602",
         r"Found dtype (?P<a>\w+) but expected (?P<b>\w+)",
         "A loss's target has dtype {a} while its input is {b}; the backward pass cannot mix them.",
-        hint="Convert the target to the prediction's dtype: `loss_fn(out, y.float())`.",
         topic="loss",
+        choose=found_dtype,
     ),
     _p(
         "GD602",
@@ -263,6 +374,21 @@ _DEVICES: list[ErrorPattern] = [
     ),
     _p(
         "GD603",
+        r"Expected object of (?:device type|backend) (?P<a>\w+) but got (?:device type|backend) (?P<b>\w+)",
+        "One op got tensors on two devices, {a} and {b} (the wording of PyTorch before 1.5). Usually the "
+        "model was moved (`model.to(device)`) and the batch was not, or a tensor made inside `forward` "
+        "was created without `device=`.",
+        topic="devices",
+    ),
+    _p(
+        "GD603",
+        r"can't convert (?P<dev>[\w:]+) device type tensor to numpy",
+        "`.numpy()` was called on a tensor on {dev}: numpy arrays live in host memory.",
+        hint="Copy it to the CPU first, without its graph: `t.detach().cpu().numpy()` (for a logged "
+        "number, `t.item()`).",
+    ),
+    _p(
+        "GD603",
         r"Tensor on device (?P<a>[\w:]+) is not on the expected device (?P<b>[\w:]+)!",
         "One op got tensors on two devices: one on {a} where {b} was expected. A `meta` device means "
         "a model built under `torch.device('meta')` that was never materialised; otherwise the model "
@@ -297,6 +423,7 @@ _TARGETS: list[ErrorPattern] = [
         "A class-index loss got the label {t}, outside [0, num_classes): labels numbered from 1, or "
         "a classifier head with fewer outputs than there are classes.",
         topic="classes",
+        choose=target_index,
     ),
     _p(
         "GD604",
@@ -323,6 +450,22 @@ _TARGETS: list[ErrorPattern] = [
         "it late, so the traceback may point at a later line.",
         hint="Run once on the CPU (or with CUDA_LAUNCH_BLOCKING=1) to get the exact error and line; "
         "check `y.min() >= 0 and y.max() < num_classes` for the loss's labels.",
+    ),
+]
+
+_MEMORY: list[ErrorPattern] = [
+    _p(
+        "GD207",
+        r"CUDA out of memory|CUDA error: out of memory|OutOfMemoryError|MPS backend out of memory",
+        "The GPU ran out of memory. Two different causes, told apart by when it happens. At the first "
+        "batches: the batch size, the model or the sequence length does not fit. After many iterations, "
+        "or in evaluation: memory grows step after step because each iteration's graph is kept alive "
+        "(`total_loss += loss` instead of `loss.item()`, a list of losses or outputs, an evaluation "
+        "loop without `torch.no_grad()`).",
+        hint="If it fails at once: lower the batch size, or use mixed precision (`torch.autocast`) and "
+        "gradient checkpointing. If it fails later: accumulate `loss.item()`, evaluate under "
+        "`torch.no_grad()`, and run `graddoctor run train.py`, which names the line that keeps the graph "
+        "(GD207).",
     ),
 ]
 
@@ -375,4 +518,4 @@ _SETUP: list[ErrorPattern] = [
     ),
 ]
 
-TRAINING_PATTERNS: list[ErrorPattern] = _SHAPES + _DTYPES + _DEVICES + _TARGETS + _SETUP
+TRAINING_PATTERNS: list[ErrorPattern] = _SHAPES + _DTYPES + _DEVICES + _TARGETS + _MEMORY + _SETUP
