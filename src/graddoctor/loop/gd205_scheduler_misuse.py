@@ -10,9 +10,13 @@ than the pass in batches). A schedule sized in iterations (`CosineAnnealingLR`
 with `T_max = epochs * len(loader)`, `StepLR(step_size=10_000)`) spans more
 than one pass and is stepped per batch on purpose.
 
-Without any DataLoader there is no pass to count in: then, at the end of the
-run, a scheduler that stepped with every optimizer step and brought the rate
-down to 1% of its start is reported (the earlier rule, kept as the fallback).
+Without any DataLoader there is no pass to count in (batches sliced from
+tensors, any loop shape): then, at the end of the run, a scheduler that stepped
+with every optimizer step is judged by what its schedule did. A decay schedule
+that brought the rate down to 1% of its start, or a `CosineAnnealingLR` that
+went down to its minimum and back up again (more than 2 * T_max steps: a cosine
+sized in iterations ends at its minimum, it never climbs back), was stepped per
+batch with an epoch-sized period.
 """
 
 from __future__ import annotations
@@ -84,7 +88,7 @@ class SchedulerSteps:
             # What is judged at the end is copied now: the scheduler itself may be gone by
             # then (a script's globals are freed when it finishes).
             info = {"cls": type(sched), "opt": id(opt), "calls": 0, "where": event.where, "initial": lrs, "now": lrs,
-                    "pass": None, "in_pass": 0, "reported": False}
+                    "pass": None, "in_pass": 0, "reported": False, "period": schedule_period(sched)}
             self._schedulers[id(sched)] = info
             steps = optimizer_steps(opt) if opt is not None else None
             # Unknown optimizers (stepped before we attached) are given the benefit of the doubt.
@@ -140,10 +144,23 @@ class SchedulerSteps:
         out = []
         for info in self._schedulers.values():
             cls = info["cls"]
-            if not issubclass(cls, _DECAY_JUDGED) or info["reported"] or info["pass"] is not None:
+            if info["reported"] or info["pass"] is not None:
                 continue
             steps = optimizer_steps_by_id(info["opt"])
             if steps is None or info["calls"] < 10 or info["calls"] < 0.9 * steps:
+                continue
+            cycles = _cosine_cycles(cls, info)
+            if cycles:
+                out.append(make(
+                    "GD205",
+                    f"{cls.__name__}(T_max={info['period']:g}) stepped {info['calls']} times for {steps} optimizer "
+                    f"steps (once per batch): its learning rate went down to its minimum and back up {cycles} "
+                    f"time{'s' if cycles != 1 else ''}. T_max counts scheduler steps; sized in epochs and stepped "
+                    "per batch, the cosine repeats many times within the run instead of annealing once.",
+                    **info["where"].shown(),
+                ))
+                continue
+            if not issubclass(cls, _DECAY_JUDGED):
                 continue
             decayed = [n / i for n, i in zip(info["now"], info["initial"]) if i]
             plateau = issubclass(cls, lr_scheduler.ReduceLROnPlateau)
@@ -159,3 +176,11 @@ class SchedulerSteps:
                 **info["where"].shown(),
             ))
         return out
+
+
+def _cosine_cycles(cls: type, info: dict) -> int:
+    """Full down-and-up cycles of a CosineAnnealingLR (its rate is periodic with period 2 * T_max)."""
+    period = info.get("period")
+    if not issubclass(cls, lr_scheduler.CosineAnnealingLR) or not period:
+        return 0
+    return int(info["calls"] // (2 * period))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import EPOCH_SCHEDULERS
@@ -34,7 +36,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 continue
             cls = a.names.cls.get(e.target or "")
             if (
-                cls in EPOCH_SCHEDULERS
+                (cls in EPOCH_SCHEDULERS or (cls == "CosineAnnealingLR" and _epoch_sized_cosine(a, e.target)))
                 and not e.nested
                 and not e.conditional
                 and it.outer_loops
@@ -47,3 +49,24 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                     e.node,
                     hint=f"Call `{e.target}.step()` once per epoch, in the outer loop after the batch loop.",
                 )
+
+
+def _epoch_sized_cosine(a: FileAnalysis, target: str | None) -> bool:
+    """`CosineAnnealingLR(opt, T_max=epochs)`: a period counted in epochs, visible in the argument's
+    name (`epochs`, `args.num_epochs`) with nothing multiplying it. `T_max=epochs * len(loader)` or a
+    bare number may be sized in iterations on purpose: not judged."""
+    if not target:
+        return False
+    for node in ast.walk(a.tree):
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+            continue
+        if not any(ast.unparse(t) == target for t in node.targets):
+            continue
+        call = node.value
+        t_max = next((k.value for k in call.keywords if k.arg == "T_max"), None)
+        if t_max is None and len(call.args) >= 2:
+            t_max = call.args[1]
+        if t_max is None or not isinstance(t_max, (ast.Name, ast.Attribute)):
+            return False
+        return "epoch" in ast.unparse(t_max).lower()
+    return False
