@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted
+from graddoctor.lint.analysis.numbers import gives_number
 from graddoctor.lint.analysis.returns import returned_value
 
 NEUTRAL_METHODS = frozenset(
@@ -74,6 +75,8 @@ def is_model_call(a: FileAnalysis, call: ast.Call) -> bool:
         return kind == "module"
     if isinstance(func, ast.Call):  # nn.Linear(3, 4)(x)
         return a.names.classify_call(func) == "module"
+    if type(func) is ast.Name and func.id in a.functions and gives_number(a, call, a.units[0]):
+        return False  # `evaluate_model(...)` of this file returns a float: its name says model, its returns say number
     text = dotted(func)
     if text is None:
         return False

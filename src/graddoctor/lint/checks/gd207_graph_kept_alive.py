@@ -7,6 +7,8 @@ import re
 
 from graddoctor.lint.analysis.model import Ctx, FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
+from graddoctor.lint.analysis.numbers import gives_number, is_number
+from graddoctor.lint.analysis.returns import returned_value
 from graddoctor.lint.analysis.values import backward_calls, is_loss_call, is_model_call, names_in
 from graddoctor.lint.reporter import Reporter
 
@@ -48,9 +50,9 @@ def _reaches_backward(a: FileAnalysis) -> set[str]:
 def _graph_value(a: FileAnalysis, expr: ast.expr, ctx: Ctx, loop: ast.stmt, receivers: set[str]) -> str | None:
     """The tensor name/expression being accumulated when it certainly carries a graph, else None."""
     if isinstance(expr, ast.Call):
-        if call_name(expr) in _SAFE_WRAPS:
-            return None
-        if is_loss_call(a, expr) or is_model_call(a, expr):
+        if call_name(expr) in _SAFE_WRAPS or gives_number(a, expr, ctx.unit):
+            return None  # `history.append(evaluate(model, val_loader))` where evaluate returns a float
+        if is_loss_call(a, expr) or is_model_call(a, expr) or _helper_returns_graph(a, expr, ctx.unit):
             return "call"
         return None
     if isinstance(expr, ast.Name):
@@ -61,10 +63,41 @@ def _graph_value(a: FileAnalysis, expr: ast.expr, ctx: Ctx, loop: ast.stmt, rece
             return None
         if isinstance(b.value, ast.Call) and call_name(b.value) in _SAFE_WRAPS:
             return None
+        if is_number(a, ctx.unit, expr, expr.lineno):
+            return None  # `val_loss = evaluate(...)`, `val_loss, acc = evaluate(...)`: a helper that returns numbers
         value = b.value
         if isinstance(value, ast.Call) and (is_loss_call(a, value) or is_model_call(a, value)):
             return "call"
+        if isinstance(value, ast.Call) and _helper_returns_graph(a, value, ctx.unit, _unpacked_index(b.stmt, expr.id)):
+            return "call"
     return None
+
+
+def _unpacked_index(stmt: ast.stmt, name: str) -> int | None:
+    """`loss, logits = train_step(...)`: the position of `name` among the unpacked targets (None: not unpacked)."""
+    for target in getattr(stmt, "targets", ()):
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for i, elt in enumerate(target.elts):
+                if type(elt) is ast.Name and elt.id == name:
+                    return i
+            return -1  # a starred or nested target: not followed
+    return None
+
+
+def _helper_returns_graph(a: FileAnalysis, call: ast.Call, unit, index: int | None = None) -> bool:
+    """A helper of this file that returns (as its `index`-th item) a loss or model output made with gradients on."""
+    if index == -1:
+        return False
+    found = returned_value(a, call, unit, index)
+    if found is None:
+        return False
+    value, line, inner = found
+    if type(value) is ast.Name:
+        b = a.binding_before(inner, value.id, line)
+        if b is None or b.ctx.grad_off is not None or not isinstance(b.stmt, ast.Assign) or len(b.stmt.targets) != 1:
+            return False
+        value = b.value
+    return type(value) is ast.Call and (is_loss_call(a, value) or is_model_call(a, value))
 
 
 def check(a: FileAnalysis, r: Reporter) -> None:
