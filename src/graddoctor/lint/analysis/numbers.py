@@ -18,7 +18,7 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import CONVERSIONS, NUMBER_BUILTINS, call_name, dotted
-from graddoctor.lint.analysis.returns import local_callee, returned
+from graddoctor.lint.analysis.returns import local_callee, returned, returned_value, unpacked_index
 
 REWRAPS = frozenset({"tensor", "as_tensor", "Tensor", "FloatTensor", "DoubleTensor", "from_numpy", "asarray"})
 _DEPTH = 3
@@ -74,10 +74,26 @@ def _collect(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int,
             continue
         seen.add(node.id)
         b = a.binding_before(unit, node.id, line)
+        if b is not None and b.line == line:  # `loss = torch.tensor(loss)`: the name read is the one bound before
+            b = a.binding_before(unit, node.id, line - 1)
         if b is not None and isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
-            _collect(a, unit, b.value, b.line, depth - 1, found, seen)
+            returned = _helper_return(a, unit, b, node.id)
+            if returned is not None:  # `loss, out = self.forward_loss(x, y)`: what the helper returns there
+                _collect(a, returned[2], returned[0], returned[1], depth - 1, found, set())
+            else:
+                _collect(a, unit, b.value, b.line, depth - 1, found, seen)
         for aug in augmented(a, unit, node.id):
             _collect(a, unit, aug.value, aug.lineno, depth - 1, found, seen)
+
+
+def _helper_return(a: FileAnalysis, unit: Unit, b, key: str):
+    """The value a helper of this file returns into binding `b` (its item for `key` when unpacked), or None."""
+    if type(b.value) is not ast.Call:
+        return None
+    index = unpacked_index(b.stmt, key)
+    if index == -1:
+        return None
+    return returned_value(a, b.value, unit, index)
 
 
 def accumulated_number(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> ast.Call | None:

@@ -7,6 +7,7 @@ import ast
 from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import Binding, FileAnalysis, GradOff, Unit, calls_in
 from graddoctor.lint.analysis.names import dotted
+from graddoctor.lint.analysis.returns import returned_value, unpacked_index
 from graddoctor.lint.analysis.values import backward_calls, is_model_call
 from graddoctor.lint.reporter import Reporter
 
@@ -79,6 +80,8 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             lead = f"The loss comes from `{r.segment(helper[1].func)}()` (line {helper[1].lineno}), which runs"
             _report(r, helper[0], helper[1].lineno, recv, call, lead)
             continue
+        if type(loss.value) is ast.Call and _returned_without_graph(a, r, ctx.unit, loss, key, recv, call):
+            continue
         if not _has_grad_off(ctx.unit) and not a.grad_off_functions:
             continue
         producers = _grad_off_inputs(a, ctx.unit, loss)
@@ -90,6 +93,32 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             _report(r, off, first.line, recv, call, lead)
     if "set_grad_enabled" in a.source:
         _switched_off(a, r)
+
+
+def _returned_without_graph(a: FileAnalysis, r: Reporter, unit: Unit, loss: Binding, key: str, recv, call) -> bool:
+    """`loss = self.compute_loss(x, y)` where the helper computes what it returns under no_grad: report it there."""
+    index = unpacked_index(loss.stmt, key)
+    if index == -1:
+        return False
+    found = returned_value(a, loss.value, unit, index)
+    if found is None or type(found[0]) is not ast.Name:
+        return False
+    value, line, inner = found
+    made = a.binding_before(inner, value.id, line)
+    if made is None or not isinstance(made.stmt, (ast.Assign, ast.AnnAssign)) or made.line > line:
+        return False
+    helper = f"`{r.segment(loss.value.func)}()` (line {loss.line})"
+    if made.ctx.grad_off is not None:
+        _report(r, made.ctx.grad_off, made.line, recv, call, f"The loss comes from {helper}, which computes it on line {made.line}")
+        return True
+    if not _has_grad_off(inner):
+        return False
+    producers = _grad_off_inputs(a, inner, made)
+    if not producers:
+        return False
+    first, off = producers[0]
+    _report(r, off, first.line, recv, call, f"The loss comes from {helper}, whose `{first.key}` is computed on line {first.line}")
+    return True
 
 
 def _switched_off(a: FileAnalysis, r: Reporter) -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from graddoctor.lint.analysis.iterations import iterations
-from graddoctor.lint.analysis.model import FileAnalysis
+from graddoctor.lint.analysis.model import FileAnalysis, Unit
+from graddoctor.lint.analysis.returns import local_callee
 from graddoctor.lint.analysis.names import EPOCH_SCHEDULERS
 from graddoctor.lint.reporter import Reporter
 
@@ -37,7 +38,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 cls in EPOCH_SCHEDULERS
                 and not e.nested
                 and not e.conditional
-                and it.outer_loops
+                and (it.outer_loops or _called_per_epoch(a, it))
                 and any(x.kind == "step" and not x.nested for x in events)
             ):
                 r.add(
@@ -47,3 +48,24 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                     e.node,
                     hint=f"Call `{e.target}.step()` once per epoch, in the outer loop after the batch loop.",
                 )
+
+
+def _called_per_epoch(a: FileAnalysis, it) -> bool:
+    """`for epoch in range(90): run_epoch(model, loader, opt, sched)`: the function's own loop is the batch loop.
+
+    Only when the call sits in a loop over epochs and the function's loop is not itself one (a full-batch
+    `for epoch in range(epochs)` called once per fold or seed steps its scheduler once per epoch).
+    """
+    unit = it.unit
+    if unit.node is a.tree or "epoch" in _header(a, it.node):
+        return False
+    return any(
+        ctx.loops and local_callee(a, call, ctx.unit) is unit.node and "epoch" in _header(a, ctx.loops[-1])
+        for call, ctx in a.calls
+    )
+
+
+def _header(a: FileAnalysis, loop) -> str:
+    """`for epoch in range(n)`: the loop's target and what it iterates (a while loop's test), lower case."""
+    parts = [loop.test] if type(loop).__name__ == "While" else [loop.target, loop.iter]
+    return " ".join(a.segment(p) for p in parts).lower()

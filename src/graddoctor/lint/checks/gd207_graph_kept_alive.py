@@ -8,7 +8,7 @@ import re
 from graddoctor.lint.analysis.model import Ctx, FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
 from graddoctor.lint.analysis.numbers import gives_number, is_number
-from graddoctor.lint.analysis.returns import returned_value
+from graddoctor.lint.analysis.returns import returned_value, unpacked_index
 from graddoctor.lint.analysis.values import backward_calls, is_loss_call, is_model_call, names_in
 from graddoctor.lint.reporter import Reporter
 
@@ -49,6 +49,9 @@ def _reaches_backward(a: FileAnalysis) -> set[str]:
 
 def _graph_value(a: FileAnalysis, expr: ast.expr, ctx: Ctx, loop: ast.stmt, receivers: set[str]) -> str | None:
     """The tensor name/expression being accumulated when it certainly carries a graph, else None."""
+    if isinstance(expr, ast.BinOp):
+        # `loss * x.size(0)`, `loss / n`: arithmetic with a tensor that has a graph keeps the graph
+        return _graph_value(a, expr.left, ctx, loop, receivers) or _graph_value(a, expr.right, ctx, loop, receivers)
     if isinstance(expr, ast.Call):
         if call_name(expr) in _SAFE_WRAPS or gives_number(a, expr, ctx.unit):
             return None  # `history.append(evaluate(model, val_loader))` where evaluate returns a float
@@ -68,19 +71,8 @@ def _graph_value(a: FileAnalysis, expr: ast.expr, ctx: Ctx, loop: ast.stmt, rece
         value = b.value
         if isinstance(value, ast.Call) and (is_loss_call(a, value) or is_model_call(a, value)):
             return "call"
-        if isinstance(value, ast.Call) and _helper_returns_graph(a, value, ctx.unit, _unpacked_index(b.stmt, expr.id)):
+        if isinstance(value, ast.Call) and _helper_returns_graph(a, value, ctx.unit, unpacked_index(b.stmt, expr.id)):
             return "call"
-    return None
-
-
-def _unpacked_index(stmt: ast.stmt, name: str) -> int | None:
-    """`loss, logits = train_step(...)`: the position of `name` among the unpacked targets (None: not unpacked)."""
-    for target in getattr(stmt, "targets", ()):
-        if isinstance(target, (ast.Tuple, ast.List)):
-            for i, elt in enumerate(target.elts):
-                if type(elt) is ast.Name and elt.id == name:
-                    return i
-            return -1  # a starred or nested target: not followed
     return None
 
 
@@ -164,7 +156,8 @@ def _report(r: Reporter, a: FileAnalysis, node: ast.AST, key: str, value: ast.ex
         fix = None
         if isinstance(value, ast.Name) and _only_logged(a, ctx, key, node):
             fix = r.fix_for(value, f"{shown}.item()", f"accumulate `{shown}.item()`")
-        hint = f"Accumulate a number: `{key} += {shown}.item()` (or `{shown}.detach()`)."
+        whole = f"({shown})" if isinstance(value, (ast.BinOp, ast.UnaryOp)) else shown
+        hint = f"Accumulate a number: `{key} += {whole}.item()` (or `{whole}.detach()`)."
     else:
         what = f"`{key}.append({shown})` keeps a tensor with autograd history in `{key}`"
         fix = None
