@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import re
+
 from graddoctor.lint.analysis.iterations import iterations
-from graddoctor.lint.analysis.model import FileAnalysis, Unit
+from graddoctor.lint.analysis.model import FileAnalysis, Unit, calls_in
 from graddoctor.lint.analysis.returns import local_callee
 from graddoctor.lint.analysis.names import EPOCH_SCHEDULERS
 from graddoctor.lint.reporter import Reporter
@@ -36,6 +39,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             cls = a.names.cls.get(e.target or "")
             if (
                 cls in EPOCH_SCHEDULERS
+                and not _iteration_sized(a, a.names.call.get(e.target or ""))
                 and not e.nested
                 and not e.conditional
                 and (it.outer_loops or _called_per_epoch(a, it))
@@ -48,6 +52,30 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                     e.node,
                     hint=f"Call `{e.target}.step()` once per epoch, in the outer loop after the batch loop.",
                 )
+
+
+_PER_ITERATION = re.compile(r"iter|batches|num_updates|steps_per|total_steps|training_steps", re.I)
+
+
+def _iteration_sized(a: FileAnalysis, ctor: ast.Call | None) -> bool:
+    """`StepLR(opt, step_size=10 * len(loader))`, `milestones=[30 * iters_per_epoch]`: periods counted in batches.
+
+    Such a schedule is meant to step every batch. Names are followed one assignment back.
+    """
+    if ctor is None:
+        return False
+    for arg in ctor.args[1:] + [k.value for k in ctor.keywords]:
+        for node in ast.walk(arg):
+            if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "len":
+                return True
+            if type(node) is ast.Name and _PER_ITERATION.search(node.id):
+                return True
+            if type(node) is ast.Name:
+                for unit in a.units:
+                    for b in unit.bindings.get(node.id, ()):
+                        if any(type(c.func) is ast.Name and c.func.id == "len" for c in calls_in(b.value)):
+                            return True
+    return False
 
 
 def _called_per_epoch(a: FileAnalysis, it) -> bool:
