@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
+from graddoctor.lint.analysis.flow import exclusive
 from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import FileAnalysis, Unit, calls_in
 from graddoctor.lint.analysis.returns import local_callee
@@ -24,8 +25,9 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         for i, e in enumerate(events):
             if e.kind != "sched":
                 continue
-            before = [x for x in events[:i] if x.kind in ("step", "opaque")]
-            after = [x for x in events[i + 1 :] if x.kind == "step"]
+            # Only calls that can run in the same pass as this scheduler step (not the other arm of its `if`).
+            before = [x for x in events[:i] if x.kind in ("step", "opaque") and not exclusive(x, e)]
+            after = [x for x in events[i + 1 :] if x.kind == "step" and not exclusive(x, e)]
             if not before and after and not any(x.kind == "opaque" for x in events):
                 r.add(
                     CODE,
