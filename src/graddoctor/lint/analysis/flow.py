@@ -8,8 +8,9 @@ part of the iteration); loops nested inside the iteration are flattened and
 marked `nested`. Each branch arm is its own path element (`Arm`), so that
 `exclusive(a, b)` tells two calls that never run in the same pass (an `if:` and
 its `else:`, two `except` handlers, two `case`s) and the order checks judge a
-clip or a zero_grad only against calls that can run with it. One pass per function gives every loop in it: a loop's
-iteration is its slice of the events (`Event.within(loop)` sets the two marks).
+clip or a zero_grad only against calls that can run with it. One pass per
+function gives every loop in it: a loop's iteration is its slice of the events
+(`Event.within(loop)` sets the two marks).
 Calls to functions and methods defined in the same file are followed (a few
 levels deep), so a `train_step()` helper counts where it is called.
 Calls we cannot see into that receive the optimizer are `opaque`: they may

@@ -227,9 +227,5 @@ def _appended(a: FileAnalysis, unit: Unit, key: str) -> list[ast.Call]:
 
 def _unpacked_number(a: FileAnalysis, unit: Unit, b, key: str) -> bool:
     """`loss, acc = evaluate(...)`: this name's item of what the helper returns is a number."""
-    for target in b.stmt.targets:
-        if isinstance(target, (ast.Tuple, ast.List)):
-            for i, elt in enumerate(target.elts):
-                if dotted(elt) == key and type(elt) is not ast.Starred:
-                    return gives_number(a, b.value, unit, i)
-    return False
+    index = unpacked_index(b.stmt, key)
+    return index is not None and index >= 0 and gives_number(a, b.value, unit, index)
