@@ -7,7 +7,7 @@ import ast
 from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import Binding, FileAnalysis, GradOff, Unit, calls_in
 from graddoctor.lint.analysis.names import dotted
-from graddoctor.lint.analysis.returns import returned_value, unpacked_index
+from graddoctor.lint.analysis.returns import local_callee, returned, returned_value, unpacked_index
 from graddoctor.lint.analysis.values import backward_calls, is_model_call
 from graddoctor.lint.reporter import Reporter
 
@@ -43,9 +43,45 @@ def _grad_off_inputs(a: FileAnalysis, unit: Unit, loss: Binding) -> list[tuple[B
             off.append((b, b.ctx.grad_off))
         elif helper is not None and helper[1] is b.value:  # `logits = predict(x)`, predict under @torch.no_grad()
             off.append((b, helper[0]))
+        elif type(b.value) is ast.Call and (made := _returned_under_grad_off(a, b.value, unit)) is not None:
+            off.append((b, made))  # `logits = self.forward_pass(x)`, which returns `self.model(x)` inside no_grad
         elif any(not (isinstance(c.func, ast.Attribute) and c.func.attr in _DATA_METHODS) for c in calls_in(b.value)):
             return None
     return off or None
+
+
+def _returned_under_grad_off(a: FileAnalysis, call: ast.Call, unit: Unit) -> GradOff | None:
+    """Where gradient recording was off for every value the helper `call` runs returns (None: not for all)."""
+    function = local_callee(a, call, unit)
+    inner = a.method_unit(function) if function is not None else None
+    rets = returned(a, function) if inner is not None else []
+    if not rets:
+        return None
+    ctx_of = a.__dict__.get("_ctx_of_call")
+    if ctx_of is None:
+        ctx_of = a._ctx_of_call = {id(c): ctx for c, ctx in a.calls}  # type: ignore[attr-defined]
+    found = None
+    for ret in rets:
+        value = ret.value
+        if type(value) is ast.Name:
+            b = a.binding_before(inner, value.id, ret.lineno)
+            off = b.ctx.grad_off if b is not None and isinstance(b.stmt, (ast.Assign, ast.AnnAssign)) else None
+        elif type(value) is ast.Call and id(value) in ctx_of:
+            off = ctx_of[id(value)].grad_off
+        else:
+            off = None
+        if off is None:
+            return None
+        found = found or off
+    return found
+
+
+def _calls_under_grad_off(a: FileAnalysis) -> bool:
+    """Any call in the file made with gradient recording off (a helper may return its result)."""
+    cached = a.__dict__.get("_gd_calls_off")
+    if cached is None:
+        cached = a._gd_calls_off = any(ctx.grad_off is not None for _, ctx in a.calls)  # type: ignore[attr-defined]
+    return cached
 
 
 def _has_grad_off(unit: Unit) -> bool:
@@ -82,7 +118,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             continue
         if type(loss.value) is ast.Call and _returned_without_graph(a, r, ctx.unit, loss, key, recv, call):
             continue
-        if not _has_grad_off(ctx.unit) and not a.grad_off_functions:
+        if not _has_grad_off(ctx.unit) and not a.grad_off_functions and not _calls_under_grad_off(a):
             continue
         producers = _grad_off_inputs(a, ctx.unit, loss)
         if producers:
