@@ -8,7 +8,7 @@ from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import Binding, FileAnalysis, GradOff, Unit, calls_in
 from graddoctor.lint.analysis.names import dotted
 from graddoctor.lint.analysis.returns import local_callee, returned, returned_value, unpacked_index
-from graddoctor.lint.analysis.values import backward_calls, is_model_call
+from graddoctor.lint.analysis.values import backward_calls, may_run_model
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD110"
@@ -27,7 +27,7 @@ def _grad_off_inputs(a: FileAnalysis, unit: Unit, loss: Binding) -> list[tuple[B
     An input computed outside no_grad by anything but a data method (`.to()`,
     `.view()`...) may carry the graph (a head on frozen features), so we stay silent.
     """
-    if any(is_model_call(a, c) for c in calls_in(loss.value)):
+    if any(may_run_model(a, c) for c in calls_in(loss.value)):
         return None  # the loss runs a forward pass itself, outside no_grad
     off: list[tuple[Binding, GradOff]] = []
     callees = {id(c.func) for c in calls_in(loss.value)}
