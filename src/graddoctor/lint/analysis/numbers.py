@@ -40,14 +40,21 @@ def conversion(node: ast.AST) -> ast.Call | None:
 
 def augmented(a: FileAnalysis, unit: Unit, key: str) -> list[ast.AugAssign]:
     """`key += ...` / `key -= ...` statements of one unit (index built once per file)."""
-    index = a.__dict__.get("_augmented")
-    if index is None:
-        index = a._augmented = {}  # type: ignore[attr-defined]
-        for aug, ctx in a.augassigns:
-            target = aug.target
-            if type(target) is ast.Name:
-                index.setdefault((id(ctx.unit), target.id), []).append(aug)
+    index = _unit_index(
+        a, "_augmented", ((ctx.unit, aug.target.id, aug) for aug, ctx in a.augassigns if type(aug.target) is ast.Name)
+    )
     return index.get((id(unit), key), [])
+
+
+def _unit_index(a: FileAnalysis, name: str, entries) -> dict:
+    """`(id(unit), key) -> [nodes]` built once per file from `(unit, key, node)` entries, cached on `a` as `name`."""
+    index = a.__dict__.get(name)
+    if index is None:
+        index = {}
+        for unit, key, node in entries:
+            index.setdefault((id(unit), key), []).append(node)
+        a.__dict__[name] = index
+    return index
 
 
 def numbers_in(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, carries_graph=None) -> ast.Call | None:
@@ -213,15 +220,15 @@ def _number_name(a: FileAnalysis, unit: Unit, key: str, depth: int, seen) -> boo
 
 def _appended(a: FileAnalysis, unit: Unit, key: str) -> list[ast.Call]:
     """`key.append(x)` calls of one unit (index built once per file)."""
-    index = a.__dict__.get("_appended")
-    if index is None:
-        index = a._appended = {}  # type: ignore[attr-defined]
-        for call, ctx in a.calls:
-            func = call.func
-            if type(func) is ast.Attribute and func.attr in ("append", "extend", "insert") and call.args:
-                owner = dotted(func.value)
-                if owner:
-                    index.setdefault((id(ctx.unit), owner), []).append(call)
+    index = _unit_index(
+        a,
+        "_appended",
+        (
+            (ctx.unit, dotted(call.func.value), call)
+            for call, ctx in a.calls
+            if type(call.func) is ast.Attribute and call.func.attr in ("append", "extend", "insert") and call.args
+        ),
+    )
     return index.get((id(unit), key), [])
 
 
