@@ -5,8 +5,12 @@ matter to the training-loop rules: backward, optimizer step, zero_grad,
 gradient clipping, `scaler.unscale_`, scheduler step. Branches are kept in order
 and marked `conditional` (an `if (i + 1) % k == 0:` accumulation step is still
 part of the iteration); loops nested inside the iteration are flattened and
-marked `nested`. One pass per function gives every loop in it: a loop's
-iteration is its slice of the events (`Event.within(loop)` sets the two marks).
+marked `nested`. Each branch arm is its own path element (`Arm`), so that
+`exclusive(a, b)` tells two calls that never run in the same pass (an `if:` and
+its `else:`, two `except` handlers, two `case`s) and the order checks judge a
+clip or a zero_grad only against calls that can run with it. One pass per
+function gives every loop in it: a loop's iteration is its slice of the events
+(`Event.within(loop)` sets the two marks).
 Calls to functions and methods defined in the same file are followed (a few
 levels deep), so a `train_step()` helper counts where it is called.
 Calls we cannot see into that receive the optimizer are `opaque`: they may
@@ -32,6 +36,23 @@ _TRAINING_NAMES = (
     | SELF_UNSCALING_CLIP
 )
 _MAX_DEPTH = 3
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm of a branch statement: `if` body (0) or `else` (1), a handler's or a case's index."""
+
+    node: ast.stmt
+    index: int
+
+
+def exclusive(a: "Event", b: "Event") -> bool:
+    """Whether two events sit in different arms of one branch: at most one of them runs in a pass."""
+    for x, y in zip(a.path, b.path):
+        if x is y or x == y:
+            continue
+        return type(x) is Arm and type(y) is Arm and x.node is y.node
+    return False
 
 
 @dataclass(frozen=True)
@@ -93,17 +114,17 @@ class _Builder:
             self.stmts(stmt.body, path)
         elif kind is ast.If:
             self.exprs(stmt.test, path)
-            self.stmts(stmt.body, path + (stmt,))
-            self.stmts(stmt.orelse, path + (stmt,))
+            self.stmts(stmt.body, path + (Arm(stmt, 0),))
+            self.stmts(stmt.orelse, path + (Arm(stmt, 1),))
         elif kind is ast.Try or kind.__name__ == "TryStar":
             self.stmts(stmt.body, path)
-            for h in stmt.handlers:
-                self.stmts(h.body, path + (h,))
+            for i, h in enumerate(stmt.handlers):
+                self.stmts(h.body, path + (Arm(stmt, i),))
             self.stmts(stmt.orelse, path)
             self.stmts(stmt.finalbody, path)
         elif kind is ast.Match:
-            for case in stmt.cases:
-                self.stmts(case.body, path + (case,))
+            for i, case in enumerate(stmt.cases):
+                self.stmts(case.body, path + (Arm(stmt, i),))
         elif kind is ast.Assign and _clears_grad(stmt):
             self.out.append(Event("zero_grad", stmt, None, path, model_zero=True))
         else:

@@ -60,3 +60,19 @@ def returned_value(a: FileAnalysis, call: ast.Call, unit: Unit, index: int | Non
         if type(value) is ast.Tuple and index < len(value.elts) and not any(type(e) is ast.Starred for e in value.elts):
             return value.elts[index], ret.lineno, inner
     return None
+
+
+def unpacked_index(stmt: ast.stmt, name: str) -> int | None:
+    """`loss, logits = train_step(...)`: the position of `name` among the unpacked targets.
+
+    None when the statement does not unpack; -1 when it does but not plainly (a starred or nested target).
+    """
+    for target in getattr(stmt, "targets", ()):
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for i, elt in enumerate(target.elts):
+                if type(elt) is ast.Starred:
+                    return -1
+                if type(elt) is ast.Name and elt.id == name:
+                    return i
+            return -1
+    return None

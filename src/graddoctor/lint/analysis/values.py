@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted
+from graddoctor.lint.analysis.numbers import gives_number
 from graddoctor.lint.analysis.returns import returned_value
 
 NEUTRAL_METHODS = frozenset(
@@ -30,18 +31,44 @@ _MODEL_TOKENS = frozenset(
     "classifier vae gpt lm transformer rnn lstm gru mlp cnn unet resnet g d".split()
 )
 _MODEL_SUFFIXES = ("model", "net", "former", "encoder", "decoder")
+_ACTIONS = frozenset(
+    "evaluate eval validate test train fit run compute get build load save make create init setup prepare score "
+    "update log print plot export freeze unfreeze count summarize summarise copy clone wrap check measure".split()
+)
 _TOKEN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _word_cache: dict[str, bool] = {}
 
 
 def _model_like(name: str) -> bool:
-    """`model`, `netG`, `text_encoder`, `resnet18`, `G`: a name people give a network (split at _ and case)."""
+    """`model`, `netG`, `text_encoder`, `resnet18`, `G`: a name people give a network (split at _ and case).
+
+    A name that starts with a verb (`evaluate_model`, `train_net`, `build_encoder`) names
+    something done to a network, whose result we cannot tell: not a forward pass.
+    """
     found = _word_cache.get(name)
     if found is None:
         tokens = [t.lower() for t in _TOKEN.findall(name)]
-        found = any(t in _MODEL_TOKENS or t.endswith(_MODEL_SUFFIXES) for t in tokens)
+        found = any(t in _MODEL_TOKENS or t.endswith(_MODEL_SUFFIXES) for t in tokens) and not (
+            len(tokens) > 1 and tokens[0] in _ACTIONS
+        )
         _word_cache[name] = found
     return found
+
+
+def may_run_model(a: FileAnalysis, call: ast.Call) -> bool:
+    """`is_model_call`, or a call named after a network whose result we cannot see (`run_model(x)`, `eval_net(x)`).
+
+    For checks that stay silent when a forward pass may be involved: there, not knowing counts as maybe.
+    """
+    if is_model_call(a, call):
+        return True
+    text = dotted(call.func)
+    if text is None or text.startswith(("torch.", "F.", "nn.", "np.", "math.")):
+        return False
+    if type(call.func) is ast.Name and call.func.id in a.functions and gives_number(a, call, a.units[0]):
+        return False
+    tokens = [t.lower() for t in _TOKEN.findall(text.rsplit(".", 1)[-1])]
+    return any(t in _MODEL_TOKENS or t.endswith(_MODEL_SUFFIXES) for t in tokens)
 _MAX = 12
 # Same tensor lineage with arguments (a dim, an exponent, bounds): `out.softmax(1)`,
 # `torch.sigmoid(out)`. The value-cuts (argmax, round, integer casts) are stepped
@@ -74,6 +101,8 @@ def is_model_call(a: FileAnalysis, call: ast.Call) -> bool:
         return kind == "module"
     if isinstance(func, ast.Call):  # nn.Linear(3, 4)(x)
         return a.names.classify_call(func) == "module"
+    if type(func) is ast.Name and func.id in a.functions and gives_number(a, call, a.units[0]):
+        return False  # `evaluate_model(...)` of this file returns a float: its name says model, its returns say number
     text = dotted(func)
     if text is None:
         return False

@@ -1,4 +1,8 @@
-"""GD105: modules kept in a plain list/dict, or tensors with requires_grad=True stored on an nn.Module."""
+"""GD105: modules or Parameters kept in a plain list/dict, or tensors with requires_grad=True stored on an nn.Module.
+
+A plain list of `nn.Parameter`s that the file hands to an optimizer (ZeRO-style
+shards, fp32 master copies) is registered with the optimizer on purpose: silent.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted, keyword, strip_to
+from graddoctor.lint.analysis.returns import returned
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD105"
@@ -43,6 +48,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
     if "self." not in a.source:
         return
     by_unit = None
+    optimized: set[str] | None = None
     for info in a.classes.values():
         if not info.is_module:
             continue
@@ -88,15 +94,34 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 if ctor is None:
                     continue
                 kind = "dict" if isinstance(value, (ast.Dict, ast.DictComp)) else "list"
-                wrapper = "nn.ModuleDict" if kind == "dict" else "nn.ModuleList"
+                if _holds_parameters(ctor):
+                    if optimized is None:
+                        optimized = _optimizer_inputs(a)
+                    if attr in optimized:
+                        continue  # handed to an optimizer: registered there on purpose
+                    wrapper = "nn.ParameterDict" if kind == "dict" else "nn.ParameterList"
+                    what = (
+                        f"`{key}` holds nn.Parameters in a plain Python {kind}, so they are not registered on "
+                        f"`{info.name}`: `.parameters()`, an optimizer built from it, `.to(device)` and "
+                        "`state_dict()` never see them."
+                    )
+                else:
+                    wrapper = "nn.ModuleDict" if kind == "dict" else "nn.ModuleList"
+                    what = (
+                        f"`{key}` holds modules in a plain Python {kind}, so their parameters are not registered on "
+                        f"`{info.name}`: `.parameters()`, the optimizer, `.to(device)` and `state_dict()` never see them."
+                    )
                 r.add(
                     CODE,
-                    f"`{key}` holds modules in a plain Python {kind}, so their parameters are not registered on "
-                    f"`{info.name}`: `.parameters()`, the optimizer, `.to(device)` and `state_dict()` never see them.",
+                    what,
                     stmt,
                     hint=f"Wrap the container: `{key} = {wrapper}(...)`.",
                 )
             elif _requires_grad_tensor(strip_to(value)):
+                if optimized is None:
+                    optimized = _optimizer_inputs(a)
+                if attr in optimized:
+                    continue  # `SGD([model.scale, ...])`: the optimizer trains it on purpose
                 r.add(
                     CODE,
                     f"`{key}` is a tensor with requires_grad=True stored on `{info.name}` but not an nn.Parameter, so "
@@ -120,3 +145,37 @@ def _calls_by_unit(a: FileAnalysis) -> dict[int, list]:
 
 def _has_elements(value: ast.expr) -> bool:
     return bool(getattr(value, "elts", None) or getattr(value, "keys", None))
+
+
+def _holds_parameters(ctor: ast.AST) -> bool:
+    """The list is made of `nn.Parameter(...)`s (`ctor` is the element, or the `.append(...)` that adds it)."""
+    return any(call_name(c) == "Parameter" for c in calls_in(ctor))
+
+
+def _optimizer_inputs(a: FileAnalysis) -> set[str]:
+    """Last components of the names an optimizer is built from, also through this file's helpers' returns.
+
+    `AdamW(sharded.local_shards)`, `SGD(self.shard_params())` where `shard_params`
+    returns `self.local_shards`, `Adam([{"params": self.masters}])`.
+    """
+    out: set[str] = set()
+    methods = {name: fn for info in a.classes.values() for name, fn in info.methods.items()}
+    for call, _ in a.calls:
+        if a.names.classify_call(call) != "optimizer":
+            continue
+        todo: list[ast.AST] = list(call.args) + [k.value for k in call.keywords]
+        seen: set[int] = set()
+        while todo:
+            node = todo.pop()
+            for sub in ast.walk(node):
+                if type(sub) is ast.Attribute:
+                    out.add(sub.attr)
+                elif type(sub) is ast.Name:
+                    out.add(sub.id)
+                elif type(sub) is ast.Call:
+                    name = call_name(sub)
+                    fn = a.functions.get(name) if type(sub.func) is ast.Name else methods.get(name)
+                    if fn is not None and id(fn) not in seen:
+                        seen.add(id(fn))
+                        todo.extend(r.value for r in returned(a, fn))
+    return out

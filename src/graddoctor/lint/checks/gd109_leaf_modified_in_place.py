@@ -19,11 +19,34 @@ def _is_leaf_value(value: ast.expr) -> bool:
         return False
     name = call_name(value)
     if name == "Parameter":
-        return True
+        # `nn.Parameter(t, requires_grad=False)`: a buffer in disguise, updated in place on purpose
+        flag = keyword(value, "requires_grad") or (value.args[1] if len(value.args) > 1 else None)
+        return not (isinstance(flag, ast.Constant) and flag.value is False)
     if name == "requires_grad_" and isinstance(value.func, ast.Attribute):
         return isinstance(value.func.value, ast.Call) and call_name(value.func.value) in FACTORIES
     flag = keyword(value, "requires_grad")
     return name in FACTORIES and isinstance(flag, ast.Constant) and flag.value is True
+
+
+def _frozen(a: FileAnalysis) -> set[str]:
+    """Names switched off anywhere in the file (`w.requires_grad = False`, `w.requires_grad_(False)`).
+
+    Whether the switch runs before the in-place edit is beyond a static read: say nothing about them.
+    """
+    out: set[str] = set()
+    for call, _ in a.calls:
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "requires_grad_" and call.args:
+            flag = call.args[0]
+            if isinstance(flag, ast.Constant) and flag.value is False and dotted(func.value):
+                out.add(dotted(func.value))
+    for unit in a.units:
+        for key, bindings in unit.bindings.items():
+            if key.endswith(".requires_grad") and any(
+                isinstance(b.value, ast.Constant) and b.value.value is False for b in bindings
+            ):
+                out.add(key[: -len(".requires_grad")])
+    return out
 
 
 def _leaves(a: FileAnalysis) -> dict[int, set[str]]:
@@ -51,6 +74,10 @@ def _leaves(a: FileAnalysis) -> dict[int, set[str]]:
     for unit in a.units:
         if unit.cls is not None and unit.cls.name in class_leaves:
             out.setdefault(id(unit), set()).update(class_leaves[unit.cls.name])
+    frozen = _frozen(a) if "requires_grad" in a.source else set()
+    if frozen:
+        for names in out.values():
+            names -= frozen
     return out
 
 

@@ -7,7 +7,8 @@ import ast
 from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import Binding, FileAnalysis, GradOff, Unit, calls_in
 from graddoctor.lint.analysis.names import dotted
-from graddoctor.lint.analysis.values import backward_calls, is_model_call
+from graddoctor.lint.analysis.returns import local_callee, returned, returned_value, unpacked_index
+from graddoctor.lint.analysis.values import backward_calls, may_run_model
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD110"
@@ -26,7 +27,7 @@ def _grad_off_inputs(a: FileAnalysis, unit: Unit, loss: Binding) -> list[tuple[B
     An input computed outside no_grad by anything but a data method (`.to()`,
     `.view()`...) may carry the graph (a head on frozen features), so we stay silent.
     """
-    if any(is_model_call(a, c) for c in calls_in(loss.value)):
+    if any(may_run_model(a, c) for c in calls_in(loss.value)):
         return None  # the loss runs a forward pass itself, outside no_grad
     off: list[tuple[Binding, GradOff]] = []
     callees = {id(c.func) for c in calls_in(loss.value)}
@@ -42,9 +43,45 @@ def _grad_off_inputs(a: FileAnalysis, unit: Unit, loss: Binding) -> list[tuple[B
             off.append((b, b.ctx.grad_off))
         elif helper is not None and helper[1] is b.value:  # `logits = predict(x)`, predict under @torch.no_grad()
             off.append((b, helper[0]))
+        elif type(b.value) is ast.Call and (made := _returned_under_grad_off(a, b.value, unit)) is not None:
+            off.append((b, made))  # `logits = self.forward_pass(x)`, which returns `self.model(x)` inside no_grad
         elif any(not (isinstance(c.func, ast.Attribute) and c.func.attr in _DATA_METHODS) for c in calls_in(b.value)):
             return None
     return off or None
+
+
+def _returned_under_grad_off(a: FileAnalysis, call: ast.Call, unit: Unit) -> GradOff | None:
+    """Where gradient recording was off for every value the helper `call` runs returns (None: not for all)."""
+    function = local_callee(a, call, unit)
+    inner = a.method_unit(function) if function is not None else None
+    rets = returned(a, function) if inner is not None else []
+    if not rets:
+        return None
+    ctx_of = a.__dict__.get("_ctx_of_call")
+    if ctx_of is None:
+        ctx_of = a._ctx_of_call = {id(c): ctx for c, ctx in a.calls}  # type: ignore[attr-defined]
+    found = None
+    for ret in rets:
+        value = ret.value
+        if type(value) is ast.Name:
+            b = a.binding_before(inner, value.id, ret.lineno)
+            off = b.ctx.grad_off if b is not None and isinstance(b.stmt, (ast.Assign, ast.AnnAssign)) else None
+        elif type(value) is ast.Call and id(value) in ctx_of:
+            off = ctx_of[id(value)].grad_off
+        else:
+            off = None
+        if off is None:
+            return None
+        found = found or off
+    return found
+
+
+def _calls_under_grad_off(a: FileAnalysis) -> bool:
+    """Any call in the file made with gradient recording off (a helper may return its result)."""
+    cached = a.__dict__.get("_gd_calls_off")
+    if cached is None:
+        cached = a._gd_calls_off = any(ctx.grad_off is not None for _, ctx in a.calls)  # type: ignore[attr-defined]
+    return cached
 
 
 def _has_grad_off(unit: Unit) -> bool:
@@ -79,7 +116,9 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             lead = f"The loss comes from `{r.segment(helper[1].func)}()` (line {helper[1].lineno}), which runs"
             _report(r, helper[0], helper[1].lineno, recv, call, lead)
             continue
-        if not _has_grad_off(ctx.unit) and not a.grad_off_functions:
+        if type(loss.value) is ast.Call and _returned_without_graph(a, r, ctx.unit, loss, key, recv, call):
+            continue
+        if not _has_grad_off(ctx.unit) and not a.grad_off_functions and not _calls_under_grad_off(a):
             continue
         producers = _grad_off_inputs(a, ctx.unit, loss)
         if producers:
@@ -90,6 +129,32 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             _report(r, off, first.line, recv, call, lead)
     if "set_grad_enabled" in a.source:
         _switched_off(a, r)
+
+
+def _returned_without_graph(a: FileAnalysis, r: Reporter, unit: Unit, loss: Binding, key: str, recv, call) -> bool:
+    """`loss = self.compute_loss(x, y)` where the helper computes what it returns under no_grad: report it there."""
+    index = unpacked_index(loss.stmt, key)
+    if index == -1:
+        return False
+    found = returned_value(a, loss.value, unit, index)
+    if found is None or type(found[0]) is not ast.Name:
+        return False
+    value, line, inner = found
+    made = a.binding_before(inner, value.id, line)
+    if made is None or not isinstance(made.stmt, (ast.Assign, ast.AnnAssign)) or made.line > line:
+        return False
+    helper = f"`{r.segment(loss.value.func)}()` (line {loss.line})"
+    if made.ctx.grad_off is not None:
+        _report(r, made.ctx.grad_off, made.line, recv, call, f"The loss comes from {helper}, which computes it on line {made.line}")
+        return True
+    if not _has_grad_off(inner):
+        return False
+    producers = _grad_off_inputs(a, inner, made)
+    if not producers:
+        return False
+    first, off = producers[0]
+    _report(r, off, first.line, recv, call, f"The loss comes from {helper}, whose `{first.key}` is computed on line {first.line}")
+    return True
 
 
 def _switched_off(a: FileAnalysis, r: Reporter) -> None:

@@ -23,6 +23,29 @@ def _built_in_loop(a: FileAnalysis, it, step) -> bool:
     )
 
 
+def _built_from(a: FileAnalysis, target: str) -> str | None:
+    """The source of the parameters `target` is built from (`G.parameters()`), when the file builds it once."""
+    found: set[str] = set()
+    for unit in a.units:
+        for b in unit.bindings.get(target, ()):
+            value = b.value
+            if type(value) is not ast.Call or a.names.classify_call(value) != "optimizer":
+                return None  # assigned from something else too (`self.optimizers()`, a parameter): unknown
+            params = value.args[0] if value.args else next((k.value for k in value.keywords if k.arg == "params"), None)
+            if params is None:
+                return None
+            found.add(a.segment(params))
+    return found.pop() if len(found) == 1 else None
+
+
+def _disjoint(a: FileAnalysis, one: str | None, other: str | None) -> bool:
+    """Whether two optimizers surely own different parameters: each built once here, from different sources."""
+    if one is None or other is None:
+        return False
+    mine, theirs = _built_from(a, one), _built_from(a, other)
+    return mine is not None and theirs is not None and mine != theirs
+
+
 def check(a: FileAnalysis, r: Reporter) -> None:
     for it in iterations(a):
         if it.kind != "loop" and getattr(it.node, "name", "") != "training_step":
@@ -42,6 +65,8 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         for step in steps:
             if step.target is None or step.target in cleared or _built_in_loop(a, it, step):
                 continue
+            if any(not _disjoint(a, step.target, other) for other in cleared):
+                continue  # `opt_b.zero_grad()` clears what `opt_a` steps when both hold the same parameters
             backward = it.of("backward")[0]
             r.add(
                 CODE,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from graddoctor.lint.analysis.flow import exclusive
 from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.reporter import Reporter
@@ -19,8 +20,9 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             if z.model_zero and len(optimizers) != 1:
                 continue  # `netD.zero_grad()` among several optimizers: cannot tell whose step follows
             matches = (lambda e: True) if z.model_zero or z.target is None else (lambda e, t=z.target: e.target in (t, None))
-            before = _previous(events, i, matches)
-            after = _next(events, i, matches)
+            # Only calls that can run in the same pass: a backward in an `if:` arm and a zero_grad in its `else:` never meet.
+            before = _previous(events, i, lambda e, z=z: matches(e) and not exclusive(e, z))
+            after = _next(events, i, lambda e, z=z: matches(e) and not exclusive(e, z))
             if before is None or before.kind != "backward" or after is None or after.kind != "step":
                 continue
             if before.conditional != z.conditional and z.conditional:
@@ -37,13 +39,13 @@ def check(a: FileAnalysis, r: Reporter) -> None:
 
 def _previous(events, i, matches):
     for e in reversed(events[:i]):
-        if e.kind == "backward" or (e.kind in ("step", "opaque") and matches(e)):
+        if e.kind in ("backward", "step", "opaque") and matches(e):
             return e
     return None
 
 
 def _next(events, i, matches):
     for e in events[i + 1 :]:
-        if e.kind == "backward" or (e.kind in ("step", "opaque") and matches(e)):
+        if e.kind in ("backward", "step", "opaque") and matches(e):
             return e
     return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from graddoctor.lint.analysis.flow import exclusive
 from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.reporter import Reporter
@@ -19,8 +20,12 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         for i, c in enumerate(events):
             if c.kind != "clip":
                 continue
-            prev = next((e for e in reversed(events[:i]) if e.kind in ("backward", "step", "opaque")), None)
-            nxt = next((e for e in events[i + 1 :] if e.kind in ("backward", "step", "opaque")), None)
+            # Only calls that can run in the same pass as the clip: an `if:` arm's step never precedes its `else:` clip.
+            def near(e, c=c):
+                return e.kind in ("backward", "step", "opaque") and not exclusive(e, c)
+
+            prev = next((e for e in reversed(events[:i]) if near(e)), None)
+            nxt = next((e for e in events[i + 1 :] if near(e)), None)
             if prev is not None and prev.kind == "step":
                 where, other = "after the optimizer step", prev
                 note = "the step already used the unclipped gradients here"

@@ -7,6 +7,8 @@ import re
 
 from graddoctor.lint.analysis.model import Ctx, FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
+from graddoctor.lint.analysis.numbers import gives_number, is_number
+from graddoctor.lint.analysis.returns import returned_value, unpacked_index
 from graddoctor.lint.analysis.values import backward_calls, is_loss_call, is_model_call, names_in
 from graddoctor.lint.reporter import Reporter
 
@@ -47,10 +49,13 @@ def _reaches_backward(a: FileAnalysis) -> set[str]:
 
 def _graph_value(a: FileAnalysis, expr: ast.expr, ctx: Ctx, loop: ast.stmt, receivers: set[str]) -> str | None:
     """The tensor name/expression being accumulated when it certainly carries a graph, else None."""
+    if isinstance(expr, ast.BinOp):
+        # `loss * x.size(0)`, `loss / n`: arithmetic with a tensor that has a graph keeps the graph
+        return _graph_value(a, expr.left, ctx, loop, receivers) or _graph_value(a, expr.right, ctx, loop, receivers)
     if isinstance(expr, ast.Call):
-        if call_name(expr) in _SAFE_WRAPS:
-            return None
-        if is_loss_call(a, expr) or is_model_call(a, expr):
+        if call_name(expr) in _SAFE_WRAPS or gives_number(a, expr, ctx.unit):
+            return None  # `history.append(evaluate(model, val_loader))` where evaluate returns a float
+        if is_loss_call(a, expr) or is_model_call(a, expr) or _helper_returns_graph(a, expr, ctx.unit):
             return "call"
         return None
     if isinstance(expr, ast.Name):
@@ -61,10 +66,30 @@ def _graph_value(a: FileAnalysis, expr: ast.expr, ctx: Ctx, loop: ast.stmt, rece
             return None
         if isinstance(b.value, ast.Call) and call_name(b.value) in _SAFE_WRAPS:
             return None
+        if is_number(a, ctx.unit, expr, expr.lineno):
+            return None  # `val_loss = evaluate(...)`, `val_loss, acc = evaluate(...)`: a helper that returns numbers
         value = b.value
         if isinstance(value, ast.Call) and (is_loss_call(a, value) or is_model_call(a, value)):
             return "call"
+        if isinstance(value, ast.Call) and _helper_returns_graph(a, value, ctx.unit, unpacked_index(b.stmt, expr.id)):
+            return "call"
     return None
+
+
+def _helper_returns_graph(a: FileAnalysis, call: ast.Call, unit, index: int | None = None) -> bool:
+    """A helper of this file that returns (as its `index`-th item) a loss or model output made with gradients on."""
+    if index == -1:
+        return False
+    found = returned_value(a, call, unit, index)
+    if found is None:
+        return False
+    value, line, inner = found
+    if type(value) is ast.Name:
+        b = a.binding_before(inner, value.id, line)
+        if b is None or b.ctx.grad_off is not None or not isinstance(b.stmt, ast.Assign) or len(b.stmt.targets) != 1:
+            return False
+        value = b.value
+    return type(value) is ast.Call and (is_loss_call(a, value) or is_model_call(a, value))
 
 
 def check(a: FileAnalysis, r: Reporter) -> None:
@@ -131,7 +156,8 @@ def _report(r: Reporter, a: FileAnalysis, node: ast.AST, key: str, value: ast.ex
         fix = None
         if isinstance(value, ast.Name) and _only_logged(a, ctx, key, node):
             fix = r.fix_for(value, f"{shown}.item()", f"accumulate `{shown}.item()`")
-        hint = f"Accumulate a number: `{key} += {shown}.item()` (or `{shown}.detach()`)."
+        whole = f"({shown})" if isinstance(value, (ast.BinOp, ast.UnaryOp)) else shown
+        hint = f"Accumulate a number: `{key} += {whole}.item()` (or `{whole}.detach()`)."
     else:
         what = f"`{key}.append({shown})` keeps a tensor with autograd history in `{key}`"
         fix = None

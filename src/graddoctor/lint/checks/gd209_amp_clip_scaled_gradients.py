@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from graddoctor.lint.analysis.flow import exclusive
 from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.reporter import Reporter
@@ -17,7 +18,9 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         for i, c in enumerate(events):
             if c.kind != "clip" or c.scaled:
                 continue
-            prev = next((e for e in reversed(events[:i]) if e.kind in ("backward", "step", "unscale")), None)
+            prev = next(
+                (e for e in reversed(events[:i]) if e.kind in ("backward", "step", "unscale") and not exclusive(e, c)), None
+            )
             if prev is None or prev.kind != "backward" or not prev.scaled:
                 continue
             r.add(

@@ -31,6 +31,9 @@ Finds leaf tensors that require grad and reach the loss but are not in `model.pa
 7
 
 ```
+
+## Known problems
+`lint` stays silent where the registration is deliberate: a plain list of `nn.Parameter`s, or a tensor with `requires_grad=True`, that the file hands to an optimizer (directly, inside a param group, or through a helper that returns it), as ZeRO-style sharding, fp32 master copies and temperature scaling do. A plain list of `nn.Parameter`s that no optimizer gets is reported as Parameters, with `nn.ParameterList` as the fix.
 """
 
 from graddoctor.finding import Severity

@@ -23,6 +23,9 @@ RuntimeError: a leaf Variable that requires grad is being used in an in-place op
 ...     _ = w.add_(1)
 
 ```
+
+## Known problems
+`lint` treats `nn.Parameter(t, requires_grad=False)` and parameters switched off anywhere in the file (`p.requires_grad = False`, `p.requires_grad_(False)`) as buffers, not leaves that require grad: running statistics and EMA codebooks kept as frozen Parameters are updated in place on purpose and are not reported.
 """
 
 from graddoctor.finding import Severity

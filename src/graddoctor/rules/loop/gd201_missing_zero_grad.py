@@ -34,6 +34,9 @@ True
 `graddoctor lint` does not report a loop that builds a fresh optimizer on each pass
 (`opt = optim.SGD(...)` then `opt.step()` in the same loop): that is a one-shot check of a
 step, such as a numeric comparison of two models, not a training loop.
+
+## Known problems
+`lint` stays silent when another optimizer's `zero_grad()` runs in the same iteration and it cannot show that the two optimizers hold different parameters (two optimizers from Lightning's `self.optimizers()` over one layer: clearing one clears both). Optimizers the file builds from different sources (`G.parameters()` and `D.parameters()`) are still judged apart.
 """
 
 from graddoctor.finding import Severity

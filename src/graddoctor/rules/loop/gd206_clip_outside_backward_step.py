@@ -32,6 +32,9 @@ True
 True
 
 ```
+
+## Known problems
+`lint` judges the order within each path through the iteration: a clip and a step in one branch (an `else:` that unscales, clips and calls `scaler.step`) are compared only with each other and with calls outside the branch, never with a `step()` in the `if:` arm that does not run in the same pass. The same holds for GD202 and GD209.
 """
 
 from graddoctor.finding import Severity
