@@ -54,6 +54,9 @@ class Finding:
     subjects: list[str] = field(default_factory=list)
     step: int | None = None
     rank: int | None = None
+    # The edit of the user's source that removes the finding, when one is known (SPEC section 2):
+    # {"diff", "verified", "loss_before", "loss_after", "new_findings"}.
+    fix: dict[str, Any] | None = None
 
     def key(self) -> tuple:
         """Identity used to drop repeats of the same diagnosis across steps."""
@@ -75,6 +78,8 @@ class Finding:
         }
         if self.rank is not None:
             out["rank"] = self.rank
+        if self.fix is not None:
+            out["fix"] = self.fix
         return out
 
     @classmethod
@@ -92,6 +97,7 @@ class Finding:
             subjects=list(data.get("subjects", [])),
             step=data.get("step"),
             rank=data.get("rank"),
+            fix=data.get("fix"),
         )
 
 
