@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from graddoctor.cli.exits import EXIT_USAGE
 from graddoctor.fix import FixUnavailable, require_libcst
@@ -31,12 +32,14 @@ def fix_main(argv: list[str]) -> int:
     except FixUnavailable as exc:
         print(f"graddoctor fix: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    return run_command(opts, opts.script, script_args, after_run=lambda o, t, outcome: _Fixing(o, t, script_args, outcome).prepare())
+    started = time.time()
+    return run_command(opts, opts.script, script_args,
+                       after_run=lambda o, t, outcome: _Fixing(o, t, script_args, outcome, started).prepare())
 
 
 class _Fixing:
-    def __init__(self, opts, target: str, args: list[str], outcome):
-        self.opts, self.target, self.args, self.outcome = opts, target, args, outcome
+    def __init__(self, opts, target: str, args: list[str], outcome, started: float):
+        self.opts, self.target, self.args, self.outcome, self.started = opts, target, args, outcome, started
         self.root = os.path.dirname(os.path.abspath(target))
         self.verdicts = None
         self.edited = None
@@ -47,7 +50,7 @@ class _Fixing:
         from graddoctor.fix.plan import plan
 
         findings = self.outcome.report.findings
-        self.plan = plan(findings, self.root)
+        self.plan = plan(findings, self.root, self.started)
         attach(self.plan)
         if self.opts.verify and self.plan.fixes:
             self._verify(findings)
@@ -68,7 +71,7 @@ class _Fixing:
         if failed and passed:
             # A failed edit may be what broke the others: prove the rest on their own. What this
             # second run proved is what --write may write.
-            self.plan = plan(passed, self.root)
+            self.plan = plan(passed, self.root, self.started)
             self.edited = run_edited(self.plan, self.root, self.target, self.args, cap)
             self.verdicts = judge(self.plan, findings, self.edited) + failed
         for v in self.verdicts:

@@ -27,7 +27,8 @@ class FileEdit:
     shown: str  # the path as findings show it
     before: str
     after: str
-    digest: str  # sha256 of the bytes the run read: --write refuses a file changed since
+    digest: str  # sha256 of the bytes read here: --write refuses a file changed since
+    stale: bool = False  # modified while the program ran: its lines may not be the ones the findings name
     fixes: list[PlannedFix] = field(default_factory=list)
 
     def line_map(self) -> dict[int, int]:
@@ -43,8 +44,11 @@ class Plan:
         return next((p for p in self.fixes if p.finding is finding), None)
 
 
-def plan(findings: list[Finding], root: str) -> Plan:
-    """The edits for `findings` in the user's files under `root` (the script's folder)."""
+def plan(findings: list[Finding], root: str, since: float | None = None) -> Plan:
+    """The edits for `findings` in the user's files under `root` (the script's folder).
+
+    `since`: when the run started (time.time()); a file modified after it is marked stale.
+    """
     from graddoctor.fix.edits import registry
     from graddoctor.fix.source import Source, apply_change
 
@@ -63,6 +67,7 @@ def plan(findings: list[Finding], root: str) -> Plan:
         except (OSError, UnicodeDecodeError):
             continue
         file_edit = FileEdit(path, found[0].file, original, original, hashlib.sha256(data).hexdigest())
+        file_edit.stale = since is not None and os.stat(path).st_mtime > since
         for f in sorted(found, key=lambda x: (x.line or 0, x.code)):
             single = _edit(edits[f.code], f, original, Source, apply_change)
             if single is None or single[1] == original:

@@ -51,6 +51,13 @@ class Source:
                     best = node
         return best
 
+    def simple_at(self, line: int | None) -> cst.BaseSmallStatement | None:
+        """The statement on `line` when it is alone on its line (`total += loss`, not `a; b`)."""
+        stmt = self.statement_at(line)
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+            return stmt.body[0]
+        return None
+
     def statement_of(self, node: cst.CSTNode) -> cst.BaseStatement | None:
         """The statement that holds `node`."""
         while node is not None and not isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
@@ -184,3 +191,22 @@ def add_import(text: str, line: str) -> str:
             at = i + 1
     body.insert(at, wanted)
     return module.with_changes(body=body).code
+
+
+def span_change(src: Source, spans: list[tuple[int, int, int, int, str]], title: str) -> Change:
+    """Replace the expressions at exact spans (1-based lines, 0-based character columns) by the texts given.
+
+    A span that is not exactly one expression of the tree is left alone: a rewrite that
+    cannot be placed on a node is not made.
+    """
+    by_span: dict[tuple[int, int, int, int], cst.BaseExpression] = {}
+    for node in src.nodes(cst.BaseExpression):
+        pos = src._positions[node]
+        key = (pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+        by_span.setdefault(key, node)  # outermost first: the walk meets parents before children
+    replacements: dict[cst.CSTNode, Replacement] = {}
+    for line, col, end_line, end_col, text in spans:
+        node = by_span.get((line, col, end_line, end_col))
+        if node is not None:
+            replacements[node] = expression(text)
+    return Change(title, replacements)

@@ -25,8 +25,11 @@ def write_all(files: list[FileEdit]) -> None:
                 now = hashlib.sha256(handle.read()).hexdigest()
         except OSError as exc:
             raise WriteRefused(f"cannot read {f.shown}: {exc.strerror}; nothing written") from None
-        if now != f.digest:
+        if now != f.digest or f.stale:
             raise WriteRefused(f"{f.shown} changed since graddoctor ran it; nothing written (run graddoctor fix again)")
+        # No write bit at all is the owner saying "read-only", which even root respects here.
+        if not os.stat(f.path).st_mode & 0o222:
+            raise WriteRefused(f"cannot write {f.shown}: the file is read-only; nothing written")
         if not os.access(f.path, os.W_OK) or not os.access(os.path.dirname(f.path), os.W_OK):
             raise WriteRefused(f"cannot write {f.shown}: permission denied; nothing written")
     for f in files:

@@ -1,0 +1,66 @@
+"""Every code with an edit: a realistic broken program through the real `graddoctor fix --verify --write`.
+
+The edit verifies (the finding is gone from the edited run, no new error or warning, the
+script runs), the file on disk is edited as the diff said, the loss falls where the bug
+stopped learning, and running `fix --write` again changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+PROGRAMS = Path(__file__).parent / "programs"
+
+# program, code, whether the bug stops learning (then the edited run's loss must fall, the original's not)
+CASES = [
+    ("gd101_rewrapped.py", "GD101", True),
+    ("gd105_plain_list.py", "GD105", False),
+    ("gd201_regression.py", "GD201", False),
+    ("gd202_regression.py", "GD202", True),
+    ("gd203_regression.py", "GD203", True),
+    ("gd206_regression.py", "GD206", False),
+    ("gd207_running_total.py", "GD207", False),
+    ("gd209_amp.py", "GD209", False),
+    ("gd502_repeated.py", "GD502", False),
+    ("gd504_sorted.py", "GD504", False),
+]
+
+
+def _added_lines(diff: str) -> list[str]:
+    return [line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
+
+
+@pytest.mark.parametrize("program,code,learns", CASES, ids=[c[1] for c in CASES])
+def test_edit_verifies_then_is_written_once(program, code, learns, graddoctor_cli):
+    target = graddoctor_cli.path / "train.py"
+    shutil.copy(PROGRAMS / program, target)
+    original = target.read_text()
+
+    ran = graddoctor_cli("fix", "--verify", "--write", "--json", "fix.json", "train.py", timeout=600)
+    assert ran.returncode == 1, ran.stdout + ran.stderr  # judged on the original program, which has the bug
+    report = json.loads((graddoctor_cli.path / "fix.json").read_text())
+    finding = next(f for f in report["findings"] if f["code"] == code)
+    fix = finding["fix"]
+    assert fix["verified"] is True, ran.stdout + ran.stderr
+    assert fix["new_findings"] == []
+    assert f"{code} train.py:{finding['line']}  gone, nothing new  verified" in ran.stdout
+
+    edited = target.read_text()
+    assert edited != original
+    for line in _added_lines(fix["diff"]):
+        assert line in edited.splitlines()
+    if learns:
+        first, last = fix["loss_after"]
+        assert last < 0.5 * first, fix
+        if fix["loss_before"] is not None:  # GD203: the original never stepped, so it has no loss series
+            b_first, b_last = fix["loss_before"]
+            assert b_last > 0.8 * b_first, fix
+
+    again = graddoctor_cli("fix", "--write", "--json", "again.json", "train.py", timeout=300)
+    assert target.read_text() == edited, again.stdout
+    codes = {f["code"] for f in json.loads((graddoctor_cli.path / "again.json").read_text())["findings"]}
+    assert code not in codes
