@@ -132,3 +132,35 @@ def test_a_file_outside_the_root_gets_no_edit(tmp_path):
     lib.write_text("for x in xs:\n    f(x).backward()\n    opt.step()\n")
     p = plan([make("GD201", "observed", file=str(lib), line=3)], str(tmp_path / "project"))
     assert not p.fixes
+
+
+def test_lint_json_carries_the_edit_and_text_stays_as_it_was(tmp_path, monkeypatch, capsys):
+    import json
+
+    from graddoctor.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text(
+        "import torch\n\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n    loss = crit(model(x), y)\n    loss.backward()\n    opt.step()\n")
+    assert main(["lint", "--format", "json", "train.py"]) == 1
+    finding = next(f for f in json.loads(capsys.readouterr().out)["findings"] if f["code"] == "GD201")
+    assert finding["fix"] == {"diff": finding["fix"]["diff"], "verified": None, "loss_before": None,
+                              "loss_after": None, "new_findings": []}
+    assert "+    opt.zero_grad()\n     loss.backward()\n" in finding["fix"]["diff"]
+    main(["lint", "train.py"])
+    assert "edit:" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["fix", "train.py"], ["lint", "--fix", "train.py"]])
+def test_without_libcst_editing_is_a_usage_error(tmp_path, monkeypatch, capsys, argv):
+    import sys
+
+    from graddoctor.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text("x = 1\n")
+    monkeypatch.setitem(sys.modules, "libcst", None)  # import libcst now raises ImportError
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip().endswith("libcst is needed to edit code: pip install 'graddoctor[fix]'")
+    assert (tmp_path / "train.py").read_text() == "x = 1\n"

@@ -62,7 +62,13 @@ class _Fixing:
         from graddoctor.fix.verify import judge, run_edited
 
         steps = self.outcome.report.steps_observed or 0
-        cap = min(steps, self.opts.max_steps) if steps and self.opts.max_steps else (steps or self.opts.max_steps)
+        if self.outcome.report.status in ("completed", "crashed") or not steps:
+            # The original ran to its end (or its bug ended it early, which is no count to match): the
+            # edited program runs to its end too, its code after the loop included, unless --max-steps
+            # says otherwise.
+            cap = self.opts.max_steps
+        else:
+            cap = min(steps, self.opts.max_steps or steps)
         self.before = loss_curve(self.outcome.session)
         self.edited = run_edited(self.plan, self.root, self.target, self.args, cap)
         self.verdicts = judge(self.plan, findings, self.edited)

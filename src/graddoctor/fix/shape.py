@@ -122,3 +122,13 @@ def _inside(src: Source, node: cst.CSTNode, container: cst.CSTNode) -> bool:
             return True
         node = src.parent(node)
     return False
+
+
+def optimized_model(src: Source, optimizer: str) -> str | None:
+    """The model whose `.parameters()` the optimizer `optimizer` was built from (`opt = SGD(model.parameters())`)."""
+    models = set()
+    for node in src.nodes(cst.Assign):
+        if len(node.targets) == 1 and name_of(src, node.targets[0].target) == optimizer and isinstance(node.value, cst.Call):
+            models |= {name_of(src, receiver(c)) for c in calls_in(src, node.value, "parameters")}
+    models.discard(None)
+    return models.pop() if len(models) == 1 else None

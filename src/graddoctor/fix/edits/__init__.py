@@ -29,3 +29,16 @@ def registry() -> dict[str, ModuleType]:
 def codes() -> list[str]:
     """The codes that have an edit (no libcst needed to ask)."""
     return sorted(info.name[:5].upper() for info in pkgutil.iter_modules(__path__) if info.name.startswith("gd"))
+
+
+def describe(code: str) -> str | None:
+    """What the edit for `code` does, from its module's docstring (read without importing libcst)."""
+    import ast
+    from pathlib import Path
+
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith(code.lower() + "_"):
+            doc = ast.get_docstring(ast.parse((Path(__path__[0]) / f"{info.name}.py").read_text(encoding="utf-8")))
+            text = " ".join((doc or "").split())
+            return text.split(": ", 1)[1] if text.startswith(code + ":") else text
+    return None

@@ -1,4 +1,4 @@
-"""GD201: clear the gradients once per step, with the user's optimizer: `optimizer.zero_grad()` just
+"""GD201: clear the gradients once per step, with your optimizer: `optimizer.zero_grad()` just
 before the backward of the same loop body (or right after the step when the backward is elsewhere)."""
 
 from __future__ import annotations

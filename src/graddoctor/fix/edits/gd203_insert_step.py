@@ -1,4 +1,4 @@
-"""GD203: step the user's optimizer right after the backward (`optimizer.step()`)."""
+"""GD203: step your optimizer right after the backward (`optimizer.step()`)."""
 
 from __future__ import annotations
 

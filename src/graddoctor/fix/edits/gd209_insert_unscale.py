@@ -1,5 +1,5 @@
 """GD209: unscale the gradients before clipping them under a GradScaler: `scaler.unscale_(optimizer)`
-just before the clip, with the user's scaler and optimizer."""
+just before the clip, with your scaler and optimizer."""
 
 from __future__ import annotations
 
