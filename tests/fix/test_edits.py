@@ -3,6 +3,7 @@ code does not say plainly what to write (near misses)."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
@@ -164,3 +165,12 @@ def test_without_libcst_editing_is_a_usage_error(tmp_path, monkeypatch, capsys, 
     assert main(argv) == 2
     assert capsys.readouterr().err.strip().endswith("libcst is needed to edit code: pip install 'graddoctor[fix]'")
     assert (tmp_path / "train.py").read_text() == "x = 1\n"
+
+
+def test_docs_list_exactly_the_codes_with_an_edit():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "fix.md").read_text()
+    table = page.split("## Codes with an edit", 1)[1]
+    listed = sorted(set(re.findall(r"^\| \[(GD\d{3})\]", table, re.M)))
+    assert listed == codes()

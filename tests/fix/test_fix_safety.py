@@ -69,14 +69,16 @@ def test_finding_in_a_file_outside_the_project_gets_no_edit(graddoctor_cli):
 
 
 def test_edit_that_does_not_verify_is_reported_failed_and_not_written(graddoctor_cli):
-    target, original = _copy(graddoctor_cli, "gd504_stream_fails.py")
+    target, original = _copy(graddoctor_cli, "gd110_teacher_in_block.py")
     ran = graddoctor_cli("fix", "--verify", "--write", "--json", "fix.json", "train.py", timeout=600)
     assert ran.returncode == 1
-    finding = next(f for f in json.loads((graddoctor_cli.path / "fix.json").read_text())["findings"] if f["code"] == "GD504")
-    assert finding["fix"]["verified"] is False
-    assert "shuffle=True" in finding["fix"]["diff"]
-    assert "FAILED (not written)" in ran.stdout
-    assert "crashed" in ran.stdout and "ValueError" in ran.stdout
+    finding = next(f for f in json.loads((graddoctor_cli.path / "fix.json").read_text())["findings"] if f["code"] == "GD110")
+    fix = finding["fix"]
+    assert fix["verified"] is False
+    # Out of no_grad, the teacher (in no optimizer) now gets gradients: the re-run names it.
+    assert fix["new_findings"] == ["GD106@train.py:11"]
+    assert "-    with torch.no_grad():" in fix["diff"]
+    assert "GD110 train.py:15  gone, new: GD106@train.py:11  FAILED (not written)" in ran.stdout
     assert "nothing written (no edit verified)" in ran.stderr
     assert target.read_text() == original
 

@@ -48,7 +48,7 @@ def test_edit_verifies_then_is_written_once(program, code, learns, graddoctor_cl
     shutil.copy(PROGRAMS / program, target)
     original = target.read_text()
 
-    ran = graddoctor_cli("fix", "--verify", "--write", "--json", "fix.json", "train.py", timeout=600)
+    ran = graddoctor_cli("fix", "--verify", "--write", "--json", "fix.json", "--html", "fix.html", "train.py", timeout=600)
     assert ran.returncode == 1, ran.stdout + ran.stderr  # judged on the original program, which has the bug
     report = json.loads((graddoctor_cli.path / "fix.json").read_text())
     finding = next(f for f in report["findings"] if f["code"] == code)
@@ -61,6 +61,8 @@ def test_edit_verifies_then_is_written_once(program, code, learns, graddoctor_cl
     assert edited != original
     for line in _added_lines(fix["diff"]):
         assert line in edited.splitlines()
+    page = (graddoctor_cli.path / "fix.html").read_text()
+    assert 'class="losschart"' in page and ">edited</text>" in page  # both runs' loss in one chart
     if learns:
         first, last = fix["loss_after"]
         assert last < 0.5 * first, fix

@@ -102,7 +102,12 @@ def _attach_edits(opts, target: str, outcome):
     from graddoctor.fix.attach import attach_known
 
     root = os.getcwd() if opts.module else os.path.dirname(os.path.abspath(target))
-    attach_known(outcome.report.findings, root)
+    try:
+        attach_known(outcome.report.findings, root)
+    except Exception:  # our bug: the diagnosis is still printed, and the failure is shown, not hidden
+        import traceback
+
+        outcome.session.internal_errors.append(traceback.format_exc())
     return None
 
 

@@ -1,4 +1,4 @@
-"""GD502: n fresh layers instead of one layer n times: `[Block(...)] * n` becomes
+"""GD502: fresh layers instead of one layer n times: `[Block(...)] * n` becomes
 `[Block(...) for _ in range(n)]`, and `[block] * n` becomes `[copy.deepcopy(block) for _ in range(n)]`."""
 
 from __future__ import annotations
