@@ -90,3 +90,18 @@ def test_run_report_offers_the_edit(graddoctor_cli):
     assert fix["verified"] is None and fix["loss_before"] is None and fix["new_findings"] == []
     assert "+    optimizer.zero_grad()\n     loss.backward()\n" in fix["diff"]
     assert "edit: `graddoctor fix` can apply it" in ran.stdout
+
+
+def test_edited_run_gets_the_same_arguments_cwd_and_step_count(graddoctor_cli):
+    import torch
+
+    target, original = _copy(graddoctor_cli, "gd201_with_args.py")
+    torch.save({"x": torch.randn(4, 64, 8), "w": torch.randn(8, 1)}, graddoctor_cli.path / "data.pt")
+    ran = graddoctor_cli("fix", "--verify", "--max-steps", "6", "--json", "fix.json", "train.py", "--lr", "0.05",
+                         timeout=600)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    # The original was stopped by --max-steps: the edited program is stopped after as many steps.
+    assert "verify: the edited program ran 6 optimizer steps (stopped)" in ran.stdout
+    fix = next(f for f in json.loads((graddoctor_cli.path / "fix.json").read_text())["findings"] if f["code"] == "GD201")["fix"]
+    assert fix["verified"] is True
+    assert target.read_text() == original  # no --write: the user's file is untouched
