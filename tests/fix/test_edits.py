@@ -174,3 +174,27 @@ def test_docs_list_exactly_the_codes_with_an_edit():
     table = page.split("## Codes with an edit", 1)[1]
     listed = sorted(set(re.findall(r"^\| \[(GD\d{3})\]", table, re.M)))
     assert listed == codes()
+
+
+def test_the_verification_copy_holds_the_edit_and_links_everything_else(tmp_path):
+    import os
+    import shutil
+
+    from graddoctor.fix.verify import overlay
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "data.csv").write_text("1,2\n")
+    (tmp_path / "pkg" / "other.py").write_text("X = 1\n")
+    p, path = _plan(tmp_path, "for x in xs:\n    f(x).backward()\n    opt.step()\n", ("GD201", 3))
+    moved = tmp_path / "pkg" / "loop.py"
+    path.rename(moved)
+    p.files = {str(moved): p.files.popitem()[1]}
+    copy = overlay(str(tmp_path), p.files)
+    try:
+        assert (open(os.path.join(copy, "pkg", "loop.py")).read()
+                == "for x in xs:\n    opt.zero_grad()\n    f(x).backward()\n    opt.step()\n")
+        assert os.path.islink(os.path.join(copy, "data.csv")) and os.path.islink(os.path.join(copy, "pkg", "other.py"))
+        assert not os.path.islink(os.path.join(copy, "pkg"))
+        assert moved.read_text() == "for x in xs:\n    f(x).backward()\n    opt.step()\n"  # the user's file as it was
+    finally:
+        shutil.rmtree(copy)
