@@ -50,7 +50,6 @@ def plan(findings: list[Finding], root: str, since: float | None = None) -> Plan
     `since`: when the run started (time.time()); a file modified after it is marked stale.
     """
     from graddoctor.fix.edits import registry
-    from graddoctor.fix.source import Source, apply_change
 
     edits = registry()
     out = Plan()
@@ -69,12 +68,12 @@ def plan(findings: list[Finding], root: str, since: float | None = None) -> Plan
         file_edit = FileEdit(path, found[0].file, original, original, hashlib.sha256(data).hexdigest())
         file_edit.stale = since is not None and os.stat(path).st_mtime > since
         for f in sorted(found, key=lambda x: (x.line or 0, x.code)):
-            single = _edit(edits[f.code], f, original, Source, apply_change)
+            single = _edit(edits[f.code], f, original)
             if single is None or single[1] == original:
                 continue
             title, alone = single
             moved = shifted(f, line_map(original, file_edit.after))
-            together = _edit(edits[f.code], moved, file_edit.after, Source, apply_change) if moved else None
+            together = _edit(edits[f.code], moved, file_edit.after) if moved else None
             if together is None or together[1] == file_edit.after:
                 continue  # clashes with an earlier edit of the same lines: left for a second run
             file_edit.after = together[1]
@@ -86,8 +85,11 @@ def plan(findings: list[Finding], root: str, since: float | None = None) -> Plan
     return out
 
 
-def _edit(module, finding: Finding, text: str, Source, apply_change) -> tuple[str, str] | None:
+def _edit(module, finding: Finding, text: str) -> tuple[str, str] | None:
+    """(title, new text) of one edit of `text`, or None."""
     import libcst as cst
+
+    from graddoctor.fix.source import Source, apply_change
 
     try:
         src = Source(text)
