@@ -66,6 +66,7 @@ def index_page(rules: list[Rule]) -> str:
         "graddoctor finds out why a PyTorch model does not learn, and says which line of your code is the cause.",
         "",
         "- [Checklists: \"loss does not go down\" and \"gradient is None\"](checklist.md): every claim verified by a test",
+        "- [graddoctor fix](fix.md): the fix as an edit of your code, proven by re-running the edited program",
         "- [Performance](performance.md): overhead of `graddoctor run` and `watch()`, measured",
         "- [The finding catalogue](#the-finding-catalogue): one page per code, also printed by `graddoctor rules CODE`",
         "",
