@@ -198,3 +198,12 @@ def test_the_verification_copy_holds_the_edit_and_links_everything_else(tmp_path
         assert moved.read_text() == "for x in xs:\n    f(x).backward()\n    opt.step()\n"  # the user's file as it was
     finally:
         shutil.rmtree(copy)
+
+
+def test_a_virtual_environment_inside_the_project_gets_no_edit(tmp_path):
+    lib = tmp_path / ".venv" / "lib" / "python3.12" / "site-packages" / "trainer"
+    lib.mkdir(parents=True)
+    (lib / "loop.py").write_text("for x in xs:\n    f(x).backward()\n    opt.step()\n")
+    (tmp_path / "train.py").write_text("import trainer\n")
+    p = plan([make("GD201", "observed", file=str(lib / "loop.py"), line=3)], str(tmp_path))
+    assert not p.fixes
