@@ -207,3 +207,14 @@ def test_a_virtual_environment_inside_the_project_gets_no_edit(tmp_path):
     (tmp_path / "train.py").write_text("import trainer\n")
     p = plan([make("GD201", "observed", file=str(lib / "loop.py"), line=3)], str(tmp_path))
     assert not p.fixes
+
+
+def test_step_under_a_grad_scaler_is_the_scalers_step_and_update(tmp_path):
+    after = _after(tmp_path, """\
+        optimizer = torch.optim.AdamW(model.parameters())
+        scaler = torch.amp.GradScaler("cuda")
+        for x, y in loader:
+            optimizer.zero_grad()
+            scaler.scale(loss_fn(model(x), y)).backward()
+        """, ("GD203", 5))
+    assert after.splitlines()[-2:] == ["    scaler.step(optimizer)", "    scaler.update()"]

@@ -147,9 +147,9 @@ def before(new: cst.BaseStatement) -> Callable:
     return put
 
 
-def after(new: cst.BaseStatement) -> Callable:
+def after(*new: cst.BaseStatement) -> Callable:
     def put(updated: cst.BaseStatement):
-        return cst.FlattenSentinel([updated, new])
+        return cst.FlattenSentinel([updated, *new])
 
     return put
 
