@@ -41,8 +41,9 @@ class _Fixing:
     def __init__(self, opts, target: str, args: list[str], outcome, started: float):
         self.opts, self.target, self.args, self.outcome, self.started = opts, target, args, outcome, started
         self.root = os.path.dirname(os.path.abspath(target))
-        self.verdicts = None
-        self.edited = None
+        self.verdicts = None  # per edit, after --verify
+        self.edited = None  # the edited program's run
+        self.before: list[tuple[int, float]] = []  # the original run's loss curve
 
     def prepare(self):
         """Before the report is printed and written: plan, verify, and put the results on the findings."""
@@ -90,7 +91,7 @@ class _Fixing:
         from graddoctor.fix.render import summary
 
         if not self.opts.quiet:
-            sys.stdout.write(summary(self.plan, self.verdicts, self.edited, getattr(self, "before", []), self.opts))
+            sys.stdout.write(summary(self.plan, self.verdicts, self.edited, self.before, self.opts))
         if self.opts.html and self.edited is not None:
             from graddoctor.fix.render import add_loss_chart
 
