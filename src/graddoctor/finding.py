@@ -55,6 +55,9 @@ class Finding:
     step: int | None = None
     rank: int | None = None
     source: str | None = None  # "static": found by reading the code, not confirmed by the run
+    # The edit of the user's source that removes the finding, when one is known (SPEC section 2):
+    # {"diff", "verified", "loss_before", "loss_after", "new_findings"}.
+    fix: dict[str, Any] | None = None
 
     def key(self) -> tuple:
         """Identity used to drop repeats of the same diagnosis across steps."""
@@ -78,6 +81,8 @@ class Finding:
             out["rank"] = self.rank
         if self.source is not None:
             out["source"] = self.source
+        if self.fix is not None:
+            out["fix"] = self.fix
         return out
 
     @classmethod
@@ -96,6 +101,7 @@ class Finding:
             step=data.get("step"),
             rank=data.get("rank"),
             source=data.get("source"),
+            fix=data.get("fix"),
         )
 
 

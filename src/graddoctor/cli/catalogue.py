@@ -21,8 +21,9 @@ def rules_command(argv: list[str]) -> int:
             except KeyError:
                 raise UsageFailure(f"no rule {wanted!r}; 'graddoctor rules' lists them") from None
         print(f"{rule.code} {rule.name} ({rule.severity}, {_detected(rule.detected)})\n")
-        print(rule.doc.split("\n", 1)[1].strip() if "\n" in rule.doc else rule.doc)
-        print(f"\nFix: {rule.hint}")
+        from graddoctor.docs_build import rule_body
+
+        print(rule_body(rule), end="")
         return EXIT_OK
     width = max(len(r.name) for r in all_rules())
     for rule in all_rules():

@@ -1,4 +1,4 @@
-"""The `graddoctor` command: run, lint, explain, demo, rules, checklist.
+"""The `graddoctor` command: run, lint, fix, explain, demo, rules, checklist.
 
 This module only dispatches: each command lives with the part it drives and is imported
 when it runs, so that starting `graddoctor lint` never imports torch. Exit codes are
@@ -40,6 +40,7 @@ _HELP = {
     "demo": "run the gallery of broken training loops",
     "rules": "list the finding catalogue, or show one rule",
     "checklist": "print the verified debugging checklists",
+    "fix": "run a script, then show, verify and apply the edits that fix its findings",
 }
 
 
@@ -81,6 +82,10 @@ def _handler(command: str) -> Callable[[list[str]], int]:
         from graddoctor.demo.cli import demo_command
 
         return demo_command
+    if command == "fix":
+        from graddoctor.fix.cli import fix_main
+
+        return fix_main
     if command == "rules":
         from graddoctor.cli.catalogue import rules_command
 

@@ -69,12 +69,22 @@ def lint_command(argv: list[str]) -> int:
         print(f"graddoctor lint: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     fixing = opts.fix or opts.diff
+    if fixing:
+        from graddoctor.fix import FixUnavailable, require_libcst
+
+        try:
+            require_libcst()
+        except FixUnavailable as exc:
+            print(f"graddoctor lint: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     prepare_process()
     results = lint_paths(files, selection, keep_fixes=fixing, jobs=opts.jobs)
     findings = [f for r in results for f in r.findings if selection(f.code)]
     if fixing:
         findings = _fix(results, findings, write=opts.fix and not opts.diff)
     findings = sort_findings(findings)
+    if opts.format == "json" and findings:
+        _attach_edits(findings, files)
     fail_on = opts.fail_on or cfg.fail_on or "warning"
     rendered = _render(opts.format, findings, files, opts)
     if opts.output:
@@ -116,6 +126,16 @@ def _fix(results, findings, write: bool):
         else:
             sys.stdout.write(fix_mod.diff(result.path, result.source, after))
     return [f for f in findings if id(f) not in fixed_ids]
+
+
+def _attach_edits(findings, files: list[str]) -> None:
+    """JSON findings carry the edit `graddoctor fix` would make, where one is known (without libcst: none)."""
+    import os
+
+    from graddoctor.fix.attach import attach_known
+
+    root = os.path.commonpath([os.path.dirname(os.path.realpath(f)) for f in files]) if files else os.getcwd()
+    attach_known(findings, root)
 
 
 def _render(fmt: str, findings, files: list[str], opts) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from graddoctor.finding import Finding
 from graddoctor.report.source import SourceLines
-from graddoctor.report.summary import counts_text
+from graddoctor.report.summary import applies, counts_text
 
 
 def text(findings: list[Finding], files: int, sources: dict[str, list[str]] | None = None) -> str:
@@ -25,6 +25,8 @@ def text(findings: list[Finding], files: int, sources: dict[str, list[str]] | No
         for r in f.related:
             out.append(f"  note: {r.file}:{r.line}: {r.note}")
         out.append(f"  fix: {f.hint}")
+        if f.fix:
+            out.append(f"  edit: {applies(f.fix)}")
         out.append("")
     out.append(summary(findings, files))
     return "\n".join(out) + "\n"

@@ -24,3 +24,12 @@ def severity_counts(findings: Iterable[Finding]) -> list[tuple[Severity, str]]:
 def counts_text(findings: Iterable[Finding]) -> str:
     """"1 error, 2 warnings" (empty when there is no finding)."""
     return ", ".join(text for _, text in severity_counts(findings))
+
+
+def applies(fix: dict) -> str:
+    """What the terminal says of a finding's known edit."""
+    if fix.get("verified") is True:
+        return "verified by a re-run; `graddoctor fix --write` applies it"
+    if fix.get("verified") is False:
+        return "did not verify (see the fix summary); not applied"
+    return "`graddoctor fix` can apply it (`--verify` re-runs to prove it, `--write` edits the file)"

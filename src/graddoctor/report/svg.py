@@ -68,3 +68,41 @@ def gradient_flow_svg(layers, width: int = 720, bar_height: int = 16) -> str:
         parts.append(f'<text x="{px:.1f}" y="{axis_y + 12}" font-size="10" text-anchor="middle" fill="#666">1e{k}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+_LINE_COLOURS = ("#d32f2f", "#1565c0", "#2e7d32", "#6a1b9a")
+
+
+def line_chart_svg(curves: dict[str, list[tuple[int, float]]], label: str, width: int = 720, height: int = 260) -> str:
+    """Curves of (step, value) on one linear scale, one colour each, with a legend (`fix --html`)."""
+    points = {name: [(s, v) for s, v in c if math.isfinite(v)] for name, c in curves.items()}
+    values = [v for c in points.values() for _, v in c]
+    steps = [s for c in points.values() for s, _ in c]
+    if not values:
+        return ""
+    lo, hi = min(values), max(values)
+    if hi <= lo:
+        hi = lo + 1.0
+    first, last = min(steps), max(steps)
+    span = max(last - first, 1)
+    left, top, plot_w, plot_h = 60, 20, width - 80, height - 60
+
+    def xy(s: int, v: float) -> str:
+        return f"{left + (s - first) / span * plot_w:.1f},{top + (hi - v) / (hi - lo) * plot_h:.1f}"
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="losschart" width="{width}" height="{height}" '
+             f'role="img" aria-label="{html.escape(label)}">',
+             f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#ccc"/>']
+    for value, y in ((hi, top), (lo, top + plot_h)):
+        parts.append(f'<text x="{left - 6}" y="{y + 4}" font-size="10" text-anchor="end" fill="#666">{_label(value)}</text>')
+    parts.append(f'<text x="{left}" y="{top + plot_h + 14}" font-size="10" fill="#666">step {first}</text>')
+    parts.append(f'<text x="{left + plot_w}" y="{top + plot_h + 14}" font-size="10" text-anchor="end" fill="#666">step {last}</text>')
+    for i, (name, curve) in enumerate(points.items()):
+        colour = _LINE_COLOURS[i % len(_LINE_COLOURS)]
+        safe = html.escape(_NOT_XML.sub("\ufffd", name))
+        if curve:
+            parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{" ".join(xy(s, v) for s, v in curve)}">'
+                         f'<title>{safe}</title></polyline>')
+        parts.append(f'<text x="{left + 10 + 120 * i}" y="{height - 8}" font-size="11" fill="{colour}">{safe}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

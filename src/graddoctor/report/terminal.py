@@ -14,7 +14,7 @@ from rich.text import Text
 
 from graddoctor.finding import Finding, Severity
 from graddoctor.report.source import source_line
-from graddoctor.report.summary import severity_counts
+from graddoctor.report.summary import applies, severity_counts
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "bold yellow", Severity.INFO: "bold cyan"}
 
@@ -55,6 +55,8 @@ class FindingView:
             yield _indented(Text.assemble(("parameters: ", "dim"), (shown, "")))
         if f.hint:
             yield _indented(Text.assemble(("fix: ", "bold green"), (f.hint, "green")))
+        if f.fix:
+            yield _indented(Text.assemble(("edit: ", "bold green"), (applies(f.fix), "green")))
         yield Text("")
 
 

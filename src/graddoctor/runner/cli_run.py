@@ -69,7 +69,9 @@ def run_main(argv: list[str]) -> int:
     return run_command(opts, target, script_args)
 
 
-def run_command(opts, target: str, script_args: list[str]) -> int:
+def run_command(opts, target: str, script_args: list[str], after_run=None) -> int:
+    """Run, then report. `after_run(outcome)` (the `fix` command) may add to the report before it is
+    printed and may return a different exit code; by default the known edits are attached."""
     for path in (opts.json, opts.html):
         if path:
             parent = os.path.dirname(os.path.abspath(path))
@@ -85,9 +87,28 @@ def run_command(opts, target: str, script_args: list[str]) -> int:
             print(f"graddoctor run: error: {exc}", file=sys.stderr)
             return EXIT_USAGE
         interrupts.script_ended()
+        after = None
+        if dist is None:
+            after = (after_run or _attach_edits)(opts, target, outcome)
         code = _report(opts, outcome, dist)
+        if after is not None:
+            code = after(code)
     _hint_misplaced(script_args, target)
     return code
+
+
+def _attach_edits(opts, target: str, outcome):
+    """Findings whose fix is a known edit of the user's script folder carry it (`graddoctor fix` applies it)."""
+    from graddoctor.fix.attach import attach_known
+
+    root = os.getcwd() if opts.module else os.path.dirname(os.path.abspath(target))
+    try:
+        attach_known(outcome.report.findings, root)
+    except Exception:  # our bug: the diagnosis is still printed, and the failure is shown, not hidden
+        import traceback
+
+        outcome.session.internal_errors.append(traceback.format_exc())
+    return None
 
 
 def _report(opts, outcome, dist) -> int:

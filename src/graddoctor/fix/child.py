@@ -1,0 +1,36 @@
+"""The edited program's run, in a process of its own: `python -m graddoctor.fix.child OUT ROOT COPY MAX_STEPS SCRIPT ARGS...`.
+
+A fresh interpreter imports the edited copies of the user's modules, not the ones the first run
+imported. Files of the temporary copy (COPY) are shown under their real names (below ROOT), so
+findings of both runs compare line by line. Writes {"report": ..., "loss": [[step, value], ...]} to OUT.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+
+def main(argv: list[str]) -> int:
+    out, root, copy, max_steps, script, *args = argv
+    from graddoctor.fix.losses import loss_curve
+    from graddoctor.locate import display_path, name_files
+    from graddoctor.runner.script import run_target
+
+    def real_name(filename: str) -> str | None:
+        if filename.startswith(copy + os.sep):
+            return display_path(root + filename[len(copy):])
+        return None
+
+    name_files(real_name)
+    outcome = run_target(script, args, max_steps=int(max_steps) if max_steps else None)
+    data = {"report": outcome.report.to_dict(), "loss": loss_curve(outcome.session),
+            "internal_errors": list(outcome.session.internal_errors)}
+    with open(out, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, allow_nan=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

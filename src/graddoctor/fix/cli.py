@@ -1,0 +1,121 @@
+"""`graddoctor fix [OPTIONS] SCRIPT [SCRIPT_ARGS...]`: run as `run` does, show the edits, prove them, write them.
+
+The exit code is `run`'s, judged on the original program; 2 when the edits cannot be
+written (nothing is written then).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from graddoctor.cli.exits import EXIT_USAGE
+from graddoctor.fix import FixUnavailable, require_libcst
+from graddoctor.runner.cli_run import run_command, run_parser, split_run_args
+
+
+def fix_main(argv: list[str]) -> int:
+    ours, script_args = split_run_args(argv)
+    parser = run_parser()
+    parser.prog = "graddoctor fix"
+    parser.description = "Run SCRIPT as `run` does, then show (and with --write apply) the edits that fix what it found."
+    parser.add_argument("--verify", action="store_true", help="run the edited program (a temporary copy) and report whether each finding is gone")
+    parser.add_argument("--write", action="store_true", help="apply the edits to your files (with --verify: only the verified ones)")
+    opts = parser.parse_args(ours)
+    if opts.module:
+        parser.error("fix edits a script: give SCRIPT, not -m MODULE")
+    if not opts.script:
+        parser.error("give a SCRIPT to run")
+    try:
+        require_libcst()
+    except FixUnavailable as exc:
+        print(f"graddoctor fix: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    started = time.time()
+    return run_command(opts, opts.script, script_args,
+                       after_run=lambda o, t, outcome: _Fixing(o, t, script_args, outcome, started).prepare())
+
+
+class _Fixing:
+    def __init__(self, opts, target: str, args: list[str], outcome, started: float):
+        self.opts, self.target, self.args, self.outcome, self.started = opts, target, args, outcome, started
+        self.root = os.path.dirname(os.path.abspath(target))
+        self.verdicts = None  # per edit, after --verify
+        self.edited = None  # the edited program's run
+        self.before: list[tuple[int, float]] = []  # the original run's loss curve
+
+    def prepare(self):
+        """Before the report is printed and written: plan, verify, and put the results on the findings."""
+        from graddoctor.fix.attach import attach
+        from graddoctor.fix.plan import plan
+
+        findings = self.outcome.report.findings
+        self.plan = plan(findings, self.root, self.started)
+        attach(self.plan)
+        if self.opts.verify and self.plan.fixes:
+            self._verify(findings)
+        return self.finish
+
+    def _verify(self, findings) -> None:
+        from graddoctor.fix.losses import ends, loss_curve
+        from graddoctor.fix.plan import plan
+        from graddoctor.fix.verify import judge, run_edited
+
+        steps = self.outcome.report.steps_observed or 0
+        if self.outcome.report.status in ("completed", "crashed") or not steps:
+            # The original ran to its end (or its bug ended it early, which is no count to match): the
+            # edited program runs to its end too, its code after the loop included, unless --max-steps
+            # says otherwise.
+            cap = self.opts.max_steps
+        else:
+            cap = min(steps, self.opts.max_steps or steps)
+        self.before = loss_curve(self.outcome.session)
+        self.edited = run_edited(self.plan, self.root, self.target, self.args, cap)
+        self.verdicts = judge(self.plan, findings, self.edited)
+        failed = [v for v in self.verdicts if not v.verified]
+        passed = [v.fix.finding for v in self.verdicts if v.verified]
+        if failed and passed:
+            # A failed edit may be what broke the others: prove the rest on their own. What this
+            # second run proved is what --write may write.
+            self.plan = plan(passed, self.root, self.started)
+            self.edited = run_edited(self.plan, self.root, self.target, self.args, cap)
+            self.verdicts = judge(self.plan, findings, self.edited) + failed
+        for v in self.verdicts:
+            f = v.fix.finding
+            f.fix.update(verified=v.verified, loss_before=ends(self.before), loss_after=ends(self.edited.loss),
+                         new_findings=v.new_findings)
+
+    def finish(self, code: int) -> int:
+        """After the report: the edits, the verification, and the writing."""
+        from graddoctor.fix.render import summary
+
+        if not self.opts.quiet:
+            sys.stdout.write(summary(self.plan, self.verdicts, self.edited, self.before, self.opts))
+        if self.opts.html and self.edited is not None:
+            from graddoctor.fix.render import add_loss_chart
+
+            add_loss_chart(self.opts.html, self.before, self.edited.loss)
+        if self.opts.write:
+            return self._write(code)
+        return code
+
+    def _write(self, code: int) -> int:
+        from graddoctor.fix.write import WriteRefused, write_all
+
+        if self.verdicts is not None:
+            chosen = {id(v.fix.finding) for v in self.verdicts if v.verified}
+            files = [f for f in self.plan.files.values() if all(id(x.finding) in chosen for x in f.fixes)]
+        else:
+            files = list(self.plan.files.values())
+        if not files:
+            print("graddoctor fix: nothing written" + (" (no edit verified)" if self.verdicts else ""), file=sys.stderr)
+            return code
+        try:
+            write_all(files)
+        except WriteRefused as exc:
+            print(f"graddoctor fix: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        for f in files:
+            print(f"graddoctor fix: wrote {len(f.fixes)} edit{'s' if len(f.fixes) != 1 else ''} to {f.shown}", file=sys.stderr)
+        return code

@@ -1,0 +1,143 @@
+"""From findings to edits: which files may be edited, each finding's own diff, and every edit of a
+file applied together (later edits see the lines as the earlier ones left them)."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import os
+import sysconfig
+from dataclasses import dataclass, field
+
+from graddoctor.finding import Finding
+
+
+@dataclass
+class PlannedFix:
+    finding: Finding
+    path: str  # absolute path of the edited file
+    title: str
+    diff: str  # this edit alone, against the file as it was run
+
+
+@dataclass
+class FileEdit:
+    path: str
+    shown: str  # the path as findings show it
+    before: str
+    after: str
+    digest: str  # sha256 of the bytes read here: --write refuses a file changed since
+    stale: bool = False  # modified while the program ran: its lines may not be the ones the findings name
+    fixes: list[PlannedFix] = field(default_factory=list)
+
+    def line_map(self) -> dict[int, int]:
+        return line_map(self.before, self.after)
+
+
+@dataclass
+class Plan:
+    fixes: list[PlannedFix] = field(default_factory=list)
+    files: dict[str, FileEdit] = field(default_factory=dict)
+
+    def fix_for(self, finding: Finding) -> PlannedFix | None:
+        return next((p for p in self.fixes if p.finding is finding), None)
+
+
+def plan(findings: list[Finding], root: str, since: float | None = None) -> Plan:
+    """The edits for `findings` in the user's files under `root` (the script's folder).
+
+    `since`: when the run started (time.time()); a file modified after it is marked stale.
+    """
+    from graddoctor.fix.edits import registry
+
+    edits = registry()
+    out = Plan()
+    by_path: dict[str, list[Finding]] = {}
+    for f in findings:
+        path = editable_path(f.file, root) if f.code in edits else None
+        if path is not None:
+            by_path.setdefault(path, []).append(f)
+    for path, found in by_path.items():
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+            original = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        file_edit = FileEdit(path, found[0].file, original, original, hashlib.sha256(data).hexdigest())
+        file_edit.stale = since is not None and os.stat(path).st_mtime > since
+        for f in sorted(found, key=lambda x: (x.line or 0, x.code)):
+            single = _edit(edits[f.code], f, original)
+            if single is None or single[1] == original:
+                continue
+            title, alone = single
+            moved = shifted(f, line_map(original, file_edit.after))
+            together = _edit(edits[f.code], moved, file_edit.after) if moved else None
+            if together is None or together[1] == file_edit.after:
+                continue  # clashes with an earlier edit of the same lines: left for a second run
+            file_edit.after = together[1]
+            fix = PlannedFix(f, path, title, unified_diff(f.file, original, alone))
+            file_edit.fixes.append(fix)
+            out.fixes.append(fix)
+        if file_edit.fixes:
+            out.files[path] = file_edit
+    return out
+
+
+def _edit(module, finding: Finding, text: str) -> tuple[str, str] | None:
+    """(title, new text) of one edit of `text`, or None."""
+    import libcst as cst
+
+    from graddoctor.fix.source import Source, apply_change
+
+    try:
+        src = Source(text)
+        change = module.edit(finding, src)
+        return None if change is None else (change.title, apply_change(src, change))
+    except (cst.ParserSyntaxError, ValueError, RecursionError):
+        return None  # code libcst cannot read: no edit rather than a wrong one
+
+
+def editable_path(shown: str | None, root: str) -> str | None:
+    """The absolute path of a finding's file when it is the user's own file under `root`."""
+    if not shown or shown.startswith("<"):
+        return None
+    path = os.path.realpath(os.path.abspath(shown))
+    root = os.path.realpath(root)
+    if not path.startswith(root + os.sep) or not path.endswith(".py") or not os.path.isfile(path):
+        return None
+    libraries = {os.path.realpath(p) for key in ("purelib", "platlib", "stdlib") if (p := sysconfig.get_paths().get(key))}
+    import graddoctor
+
+    libraries.add(os.path.realpath(os.path.dirname(graddoctor.__file__)))
+    if any(path.startswith(lib + os.sep) for lib in libraries):
+        return None
+    parts = path[len(root):].split(os.sep)
+    if any(p in ("site-packages", "dist-packages", ".venv", "venv", "node_modules") for p in parts):
+        return None
+    return path
+
+
+def unified_diff(shown: str, before: str, after: str) -> str:
+    return "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                        shown, shown))
+
+
+def line_map(before: str, after: str) -> dict[int, int]:
+    """1-based line numbers of `before` that survive unchanged, to their numbers in `after`."""
+    matcher = difflib.SequenceMatcher(a=before.splitlines(), b=after.splitlines(), autojunk=False)
+    out: dict[int, int] = {}
+    for tag, i1, i2, j1, _ in matcher.get_opcodes():
+        if tag == "equal":
+            for k in range(i2 - i1):
+                out[i1 + k + 1] = j1 + k + 1
+    return out
+
+
+def shifted(finding: Finding, mapping: dict[int, int]) -> Finding | None:
+    """The finding with its lines as they are after earlier edits; None when its own line was edited."""
+    if finding.line is None or finding.line not in mapping:
+        return None
+    related = [dataclasses.replace(r, line=mapping.get(r.line)) if r.file == finding.file else r for r in finding.related]
+    return dataclasses.replace(finding, line=mapping[finding.line], related=related)

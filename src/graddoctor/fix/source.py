@@ -1,0 +1,212 @@
+"""One user file as a concrete syntax tree: find the nodes at a finding's lines, and rewrite them.
+
+Edits name nodes of `tree` and what replaces them; `rewrite` produces the new text.
+Everything not named keeps its exact characters (comments, blank lines, quoting).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+
+# What a node may be replaced by: a node, several statements, or nothing (removed).
+Replacement = cst.CSTNode | cst.FlattenSentinel | cst.RemovalSentinel
+
+
+class Source:
+    """The parsed text of one file; `tree` is the node identity that edits refer to."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self._wrapper = MetadataWrapper(cst.parse_module(text))
+        self.tree = self._wrapper.module
+        self._positions = self._wrapper.resolve(PositionProvider)
+        self._parents = self._wrapper.resolve(ParentNodeProvider)
+
+    # ---- where things are -------------------------------------------------------------------
+
+    def lines_of(self, node: cst.CSTNode) -> tuple[int, int]:
+        pos = self._positions[node]
+        return pos.start.line, pos.end.line
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self._parents.get(node)
+
+    def nodes(self, kind: type | tuple[type, ...] = cst.CSTNode) -> Iterator[cst.CSTNode]:
+        for node in self._positions:
+            if isinstance(node, kind):
+                yield node
+
+    def statement_at(self, line: int | None) -> cst.BaseStatement | None:
+        """The innermost statement that starts on `line` (a compound statement by its header)."""
+        if line is None:
+            return None
+        best = None
+        for node in self.nodes((cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            if self.lines_of(node)[0] == line:
+                if best is None or self._depth(node) > self._depth(best):
+                    best = node
+        return best
+
+    def simple_at(self, line: int | None) -> cst.BaseSmallStatement | None:
+        """The statement on `line` when it is alone on its line (`total += loss`, not `a; b`)."""
+        stmt = self.statement_at(line)
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+            return stmt.body[0]
+        return None
+
+    def statement_of(self, node: cst.CSTNode) -> cst.BaseStatement | None:
+        """The statement that holds `node`."""
+        while node is not None and not isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            node = self.parent(node)
+        return node
+
+    def enclosing(self, node: cst.CSTNode, kind: type | tuple[type, ...]) -> cst.CSTNode | None:
+        node = self.parent(node)
+        while node is not None and not isinstance(node, kind):
+            node = self.parent(node)
+        return node
+
+    def calls_at(self, line: int | None, method: str | None = None) -> list[cst.Call]:
+        """Calls on `line` (innermost last), optionally only `x.method(...)` / `method(...)`."""
+        if line is None:
+            return []
+        out = []
+        for node in self.nodes(cst.Call):
+            if self.lines_of(node)[0] == line and (method is None or callee_name(node) == method):
+                out.append(node)
+        return out
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.tree.code_for_node(node)
+
+    def _depth(self, node: cst.CSTNode) -> int:
+        depth = 0
+        while (node := self.parent(node)) is not None:
+            depth += 1
+        return depth
+
+    # ---- rewriting ------------------------------------------------------------------------
+
+    def rewrite(self, replacements: dict[cst.CSTNode, Replacement]) -> str:
+        """The text with each named node replaced (by identity in `tree`)."""
+        if not replacements:
+            return self.text
+        return self.tree.visit(_Replace(replacements)).code
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, replacements: dict[cst.CSTNode, Replacement]):
+        super().__init__()
+        self._by_id = {id(k): v for k, v in replacements.items()}
+
+    def on_leave(self, original_node, updated_node):
+        found = self._by_id.get(id(original_node))
+        if found is None:
+            return updated_node
+        return found(updated_node) if callable(found) else found
+
+
+def callee_name(call: cst.Call) -> str | None:
+    """`opt.step()` -> "step", `clip_grad_norm_(...)` -> "clip_grad_norm_"."""
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    if isinstance(func, cst.Name):
+        return func.value
+    return None
+
+
+def receiver(call: cst.Call) -> cst.BaseExpression | None:
+    """`opt.step()` -> the `opt` node."""
+    return call.func.value if isinstance(call.func, cst.Attribute) else None
+
+
+def statement(code: str) -> cst.SimpleStatementLine:
+    """A new statement from its text (indentation comes from where it is put)."""
+    parsed = cst.parse_statement(code.strip() + "\n")
+    assert isinstance(parsed, cst.SimpleStatementLine)
+    return parsed
+
+
+def expression(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)
+
+
+def before(new: cst.BaseStatement) -> Callable:
+    """Replacement for a statement: `new`, then the statement (its comments stay with it)."""
+
+    def put(updated: cst.BaseStatement):
+        # The statement's leading blank lines/comments go above the new one, so they keep their place.
+        lead = getattr(updated, "leading_lines", ())
+        return cst.FlattenSentinel([new.with_changes(leading_lines=lead), updated.with_changes(leading_lines=())])
+
+    return put
+
+
+def after(*new: cst.BaseStatement) -> Callable:
+    def put(updated: cst.BaseStatement):
+        return cst.FlattenSentinel([updated, *new])
+
+    return put
+
+
+def moved_before(moving: cst.BaseStatement) -> Callable:
+    """Replacement that puts a statement that is being moved (removed elsewhere) before this one."""
+    return before(moving.with_changes(leading_lines=()))
+
+
+@dataclass
+class Change:
+    """What one edit does to one file: node replacements, and import lines it needs."""
+
+    title: str
+    replacements: dict[cst.CSTNode, Replacement] = field(default_factory=dict)
+    imports: list[str] = field(default_factory=list)  # e.g. "import copy"
+
+
+def apply_change(src: Source, change: Change) -> str:
+    text = src.rewrite(change.replacements)
+    for line in change.imports:
+        text = add_import(text, line)
+    return text
+
+
+def add_import(text: str, line: str) -> str:
+    """Add `import x` after the module's docstring and `__future__` imports, unless it is there."""
+    module = cst.parse_module(text)
+    wanted = cst.parse_statement(line + "\n")
+    body = list(module.body)
+    if any(module.code_for_node(s).strip() == line for s in body):
+        return text
+    at = 0
+    for i, stmt in enumerate(body):
+        first = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+        is_doc = i == 0 and isinstance(first, cst.Expr) and isinstance(first.value, cst.SimpleString)
+        is_future = isinstance(first, cst.ImportFrom) and isinstance(first.module, cst.Name) and first.module.value == "__future__"
+        if is_doc or is_future:
+            at = i + 1
+    body.insert(at, wanted)
+    return module.with_changes(body=body).code
+
+
+def span_change(src: Source, spans: list[tuple[int, int, int, int, str]], title: str) -> Change:
+    """Replace the expressions at exact spans (1-based lines, 0-based character columns) by the texts given.
+
+    A span that is not exactly one expression of the tree is left alone: a rewrite that
+    cannot be placed on a node is not made.
+    """
+    by_span: dict[tuple[int, int, int, int], cst.BaseExpression] = {}
+    for node in src.nodes(cst.BaseExpression):
+        pos = src._positions[node]
+        key = (pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+        by_span.setdefault(key, node)  # outermost first: the walk meets parents before children
+    replacements: dict[cst.CSTNode, Replacement] = {}
+    for line, col, end_line, end_col, text in spans:
+        node = by_span.get((line, col, end_line, end_col))
+        if node is not None:
+            replacements[node] = expression(text)
+    return Change(title, replacements)

@@ -1,0 +1,124 @@
+"""`--verify`: run the edited program from a temporary copy and judge each edit by what that run found.
+
+The copy mirrors the script's folder: every entry is a link to the original except the
+edited files (and the folders that hold them), so data files, sibling modules and
+`__file__`-relative paths work as in the first run, and the user's files stay untouched.
+The edited run gets the same arguments and cwd, for as many optimizer steps as the
+first run observed (capped by `--max-steps`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+
+from graddoctor.finding import Finding, Severity
+from graddoctor.fix.plan import FileEdit, Plan, PlannedFix
+
+
+@dataclass
+class EditedRun:
+    findings: list[Finding] = field(default_factory=list)
+    loss: list[tuple[int, float]] = field(default_factory=list)
+    status: str = "crashed"
+    exception: dict | None = None
+    steps: int = 0
+    failure: str | None = None  # the run itself could not be made: its last output
+
+
+@dataclass
+class Verdict:
+    fix: PlannedFix
+    gone: bool
+    new_findings: list[str]
+    verified: bool
+
+
+def overlay(root: str, files: dict[str, FileEdit]) -> str:
+    """A temporary mirror of `root` holding the edited texts; everything else links to the original."""
+    copy = tempfile.mkdtemp(prefix="graddoctor-fix-")
+    edited = {os.path.relpath(p, root): f.after for p, f in files.items()}
+    folders = {os.path.dirname(rel) for rel in edited}
+    folders = {d for rel in folders for d in _parents(rel)}
+
+    def mirror(rel: str) -> None:
+        here = os.path.join(root, rel)
+        for name in os.listdir(here):
+            sub = os.path.normpath(os.path.join(rel, name))
+            target = os.path.join(copy, sub)
+            if sub in edited:
+                with open(target, "w", encoding="utf-8") as handle:
+                    handle.write(edited[sub])
+            elif sub in folders:
+                os.mkdir(target)
+                mirror(sub)
+            elif name != "__pycache__":
+                os.symlink(os.path.join(here, name), target)
+
+    mirror("")
+    return copy
+
+
+def _parents(rel: str) -> list[str]:
+    out = []
+    while rel:
+        out.append(rel)
+        rel = os.path.dirname(rel)
+    return out
+
+
+def run_edited(plan: Plan, root: str, script: str, args: list[str], max_steps: int | None) -> EditedRun:
+    root = os.path.realpath(root)
+    copy = overlay(root, plan.files)
+    try:
+        out = os.path.join(copy, ".graddoctor-fix-result.json")
+        edited_script = os.path.join(copy, os.path.relpath(os.path.realpath(script), root))
+        cmd = [sys.executable, "-m", "graddoctor.fix.child", out, root, copy, str(max_steps or ""), edited_script, *args]
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=_env())
+        if not os.path.exists(out):
+            return EditedRun(failure=(proc.stdout + proc.stderr)[-2000:] or f"exit code {proc.returncode}")
+        with open(out, encoding="utf-8") as handle:
+            data = json.load(handle)
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+    report = data["report"]
+    return EditedRun(
+        findings=[Finding.from_json(f) for f in report["findings"]],
+        loss=[(int(s), float(v)) for s, v in data["loss"]],
+        status=report["status"],
+        exception=report["exception"],
+        steps=report["steps_observed"] or 0,
+        failure="; ".join(data.get("internal_errors") or []) or None,
+    )
+
+
+def _env() -> dict[str, str]:
+    """The child imports this graddoctor, whichever way this one was found."""
+    env = dict(os.environ)
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def judge(plan: Plan, before: list[Finding], edited: EditedRun) -> list[Verdict]:
+    """Per edit: is its finding gone, and did errors or warnings appear that the first run did not have?"""
+    maps = {f.shown: f.line_map() for f in plan.files.values()}
+    known = {(f.code, f.file, maps.get(f.file, {}).get(f.line, f.line) if f.line else None) for f in before}
+    new = sorted({_key(f) for f in edited.findings
+                  if f.severity >= Severity.WARNING and (f.code, f.file, f.line) not in known})
+    ran = edited.failure is None and edited.status in ("completed", "stopped")
+    verdicts = []
+    for fix in plan.fixes:
+        f = fix.finding
+        gone = not any(g.code == f.code and g.file == f.file for g in edited.findings)
+        verdicts.append(Verdict(fix, gone, new, gone and ran and not new))
+    return verdicts
+
+
+def _key(f: Finding) -> str:
+    return f"{f.code}@{f.file}:{f.line}" if f.line else f"{f.code}@{f.file}"

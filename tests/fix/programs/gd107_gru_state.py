@@ -1,0 +1,17 @@
+"""A GRU language-model-style loop that carries its hidden state from batch to batch without detaching it."""
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+rnn = nn.GRU(input_size=8, hidden_size=16, batch_first=True)
+head = nn.Linear(16, 8)
+optimizer = torch.optim.Adam(list(rnn.parameters()) + list(head.parameters()), lr=1e-2)
+
+hidden = torch.zeros(1, 4, 16)
+for step in range(20):
+    x = torch.randn(4, 12, 8)
+    output, hidden = rnn(x, hidden)
+    loss = nn.functional.mse_loss(head(output), x)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()

@@ -1,0 +1,220 @@
+"""The edits on source alone (no run): written in the user's names, formatting kept, and not made when the
+code does not say plainly what to write (near misses)."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+import pytest
+
+from graddoctor.fix.edits import codes, registry
+from graddoctor.fix.plan import line_map, plan
+from graddoctor.rules import get_rule, make
+
+
+def _plan(tmp_path, source: str, *found: tuple[str, int]):
+    path = tmp_path / "train.py"
+    path.write_text(textwrap.dedent(source))
+    findings = [make(code, "observed", file=str(path), line=line) for code, line in found]
+    return plan(findings, str(tmp_path)), path
+
+
+def _after(tmp_path, source: str, *found: tuple[str, int]) -> str | None:
+    p, path = _plan(tmp_path, source, *found)
+    return p.files[str(path.resolve())].after if p.files else None
+
+
+def test_every_edit_module_is_named_after_a_catalogue_code():
+    assert codes() == sorted(registry())
+    for code in codes():
+        get_rule(code)  # raises for a code the catalogue does not have
+
+
+def test_zero_grad_uses_the_optimizer_that_a_scaler_steps(tmp_path):
+    after = _after(tmp_path, """\
+        for x, y in loader:
+            with torch.autocast("cuda"):
+                loss = crit(net(x), y)
+            scaler.scale(loss).backward()  # scaled
+            scaler.step(opt_g)
+            scaler.update()
+        """, ("GD201", 5))
+    assert after.splitlines()[3:5] == ["    opt_g.zero_grad()", "    scaler.scale(loss).backward()  # scaled"]
+
+
+def test_step_is_not_guessed_between_two_optimizers(tmp_path):
+    source = """\
+        opt_d = torch.optim.Adam(disc.parameters())
+        opt_g = torch.optim.Adam(gen.parameters())
+        for x in loader:
+            loss = disc(gen(z)).mean()
+            loss.backward()
+        """
+    assert _after(tmp_path, source, ("GD203", 5)) is None
+
+
+def test_step_uses_the_one_optimizer_built(tmp_path):
+    after = _after(tmp_path, """\
+        opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.01)
+        for x, y in loader:
+            opt.zero_grad()
+            loss_fn(model(x), y).backward()
+        """, ("GD203", 4))
+    assert after.splitlines()[-1] == "    opt.step()"
+
+
+def test_shuffle_added_to_a_multi_line_call_keeps_its_layout(tmp_path):
+    after = _after(tmp_path, """\
+        loader = DataLoader(
+            dataset,
+            batch_size=16,
+        )
+        """, ("GD504", 1))
+    assert after == "loader = DataLoader(\n    dataset,\n    batch_size=16,\n    shuffle=True,\n)\n"
+
+
+def test_shuffle_false_becomes_true_and_a_sampler_gets_no_edit(tmp_path):
+    assert _after(tmp_path, "dl = DataLoader(ds, shuffle=False)  # sorted\n", ("GD504", 1)) == \
+        "dl = DataLoader(ds, shuffle=True)  # sorted\n"
+    assert _after(tmp_path, "dl = DataLoader(ds, sampler=SequentialSampler(ds))\n", ("GD504", 1)) is None
+
+
+def test_repeated_block_built_inline_is_built_n_times(tmp_path):
+    after = _after(tmp_path, "layers = nn.Sequential(*[nn.Linear(8, 8)] * 3)\n", ("GD502", 1))
+    assert after == "layers = nn.Sequential(*[nn.Linear(8, 8) for _ in range(3)])\n"
+
+
+def test_tensor_attribute_becomes_a_parameter_in_the_files_spelling(tmp_path):
+    after = _after(tmp_path, """\
+        import torch
+
+        class Scale(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = torch.ones(4, requires_grad=True)
+        """, ("GD105", 6))
+    assert "        self.w = torch.nn.Parameter(torch.ones(4))" in after.splitlines()
+
+
+@pytest.mark.parametrize("line", [
+    "total += loss.detach()\n",  # already without graph
+    "total += loss.item()\n",
+    "total = total + loss\n",  # not an accumulation the edit knows
+])
+def test_accumulation_near_misses_get_no_edit(tmp_path, line):
+    assert _after(tmp_path, line, ("GD207", 1)) is None
+
+
+def test_two_numbers_on_one_line_are_not_guessed(tmp_path):
+    assert _after(tmp_path, "acc = float(correct) / float(total)\n", ("GD101", 1)) is None
+
+
+def test_two_edits_of_one_file_apply_together(tmp_path):
+    source = """\
+        total = 0
+        for x, y in loader:
+            loss = crit(model(x), y)
+            loss.backward()
+            optimizer.step()  # no zero_grad
+            total += loss
+        """
+    p, path = _plan(tmp_path, source, ("GD201", 5), ("GD207", 6))
+    after = p.files[str(path.resolve())].after
+    assert after.splitlines()[3:7] == ["    optimizer.zero_grad()", "    loss.backward()",
+                                       "    optimizer.step()  # no zero_grad", "    total += loss.detach()"]
+    assert [f.finding.code for f in p.fixes] == ["GD201", "GD207"]
+    assert line_map(p.files[str(path.resolve())].before, after)[5] == 6  # the step line, one line down
+
+
+def test_a_file_outside_the_root_gets_no_edit(tmp_path):
+    (tmp_path / "project").mkdir()
+    lib = tmp_path / "trainer.py"
+    lib.write_text("for x in xs:\n    f(x).backward()\n    opt.step()\n")
+    p = plan([make("GD201", "observed", file=str(lib), line=3)], str(tmp_path / "project"))
+    assert not p.fixes
+
+
+def test_lint_json_carries_the_edit_and_text_stays_as_it_was(tmp_path, monkeypatch, capsys):
+    import json
+
+    from graddoctor.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text(
+        "import torch\n\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n    loss = crit(model(x), y)\n    loss.backward()\n    opt.step()\n")
+    assert main(["lint", "--format", "json", "train.py"]) == 1
+    finding = next(f for f in json.loads(capsys.readouterr().out)["findings"] if f["code"] == "GD201")
+    assert finding["fix"] == {"diff": finding["fix"]["diff"], "verified": None, "loss_before": None,
+                              "loss_after": None, "new_findings": []}
+    assert "+    opt.zero_grad()\n     loss.backward()\n" in finding["fix"]["diff"]
+    main(["lint", "train.py"])
+    assert "edit:" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["fix", "train.py"], ["lint", "--fix", "train.py"]])
+def test_without_libcst_editing_is_a_usage_error(tmp_path, monkeypatch, capsys, argv):
+    import sys
+
+    from graddoctor.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train.py").write_text("x = 1\n")
+    monkeypatch.setitem(sys.modules, "libcst", None)  # import libcst now raises ImportError
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip().endswith("libcst is needed to edit code: pip install 'graddoctor[fix]'")
+    assert (tmp_path / "train.py").read_text() == "x = 1\n"
+
+
+def test_docs_list_exactly_the_codes_with_an_edit():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "fix.md").read_text()
+    table = page.split("## Codes with an edit", 1)[1]
+    listed = sorted(set(re.findall(r"^\| \[(GD\d{3})\]", table, re.M)))
+    assert listed == codes()
+
+
+def test_the_verification_copy_holds_the_edit_and_links_everything_else(tmp_path):
+    import os
+    import shutil
+
+    from graddoctor.fix.verify import overlay
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "data.csv").write_text("1,2\n")
+    (tmp_path / "pkg" / "other.py").write_text("X = 1\n")
+    p, path = _plan(tmp_path, "for x in xs:\n    f(x).backward()\n    opt.step()\n", ("GD201", 3))
+    moved = tmp_path / "pkg" / "loop.py"
+    path.rename(moved)
+    p.files = {str(moved): p.files.popitem()[1]}
+    copy = overlay(str(tmp_path), p.files)
+    try:
+        assert (open(os.path.join(copy, "pkg", "loop.py")).read()
+                == "for x in xs:\n    opt.zero_grad()\n    f(x).backward()\n    opt.step()\n")
+        assert os.path.islink(os.path.join(copy, "data.csv")) and os.path.islink(os.path.join(copy, "pkg", "other.py"))
+        assert not os.path.islink(os.path.join(copy, "pkg"))
+        assert moved.read_text() == "for x in xs:\n    f(x).backward()\n    opt.step()\n"  # the user's file as it was
+    finally:
+        shutil.rmtree(copy)
+
+
+def test_a_virtual_environment_inside_the_project_gets_no_edit(tmp_path):
+    lib = tmp_path / ".venv" / "lib" / "python3.12" / "site-packages" / "trainer"
+    lib.mkdir(parents=True)
+    (lib / "loop.py").write_text("for x in xs:\n    f(x).backward()\n    opt.step()\n")
+    (tmp_path / "train.py").write_text("import trainer\n")
+    p = plan([make("GD201", "observed", file=str(lib / "loop.py"), line=3)], str(tmp_path))
+    assert not p.fixes
+
+
+def test_step_under_a_grad_scaler_is_the_scalers_step_and_update(tmp_path):
+    after = _after(tmp_path, """\
+        optimizer = torch.optim.AdamW(model.parameters())
+        scaler = torch.amp.GradScaler("cuda")
+        for x, y in loader:
+            optimizer.zero_grad()
+            scaler.scale(loss_fn(model(x), y)).backward()
+        """, ("GD203", 5))
+    assert after.splitlines()[-2:] == ["    scaler.step(optimizer)", "    scaler.update()"]
