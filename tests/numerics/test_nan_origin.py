@@ -289,7 +289,7 @@ def test_escalation_waits_for_no_other_mode():
 
 
 def test_run_reopens_deep_recording_after_its_deep_steps(graddoctor_cli):
-    # The NaN starts at step 5, after `run`'s deep steps ended: the escalation pushes the
+    # The NaN starts at step 6, after `run`'s deep steps ended: the escalation pushes the
     # recorder again for one step, and takes it off again.
     script = RUN_SCRIPT.replace(
         "        return self.b(log_features(self.a(x)))",
@@ -300,6 +300,6 @@ def test_run_reopens_deep_recording_after_its_deep_steps(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=script)
     assert ran.returncode == 1, ran.stdout + ran.stderr
     gd301 = ran.finding("GD301")
-    assert gd301["step"] == 5
+    assert gd301["step"] == 6
     assert gd301["line"] == _script_line(script, "loss = ((model(x)")
     assert gd301["related"][0]["line"] == _script_line(script, "return torch.log(torch.relu(h))")

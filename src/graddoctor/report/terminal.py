@@ -98,8 +98,9 @@ def _summary(r) -> Text:
         if i:
             text.append(", ")
         text.append(part, style=style)
-    if r.steps_observed is not None:
-        text.append(f" · {r.steps_observed} optimizer step{'s' if r.steps_observed != 1 else ''} observed", style="dim")
+    steps = r.steps_text()
+    if steps is not None:
+        text.append(f" · {steps} observed", style="dim")
     if r.status:
         text.append(f" · script {r.status}", style="dim")
     return text
