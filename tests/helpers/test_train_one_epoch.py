@@ -172,6 +172,7 @@ def test_graddoctor_finds_the_reference_loop_clean_and_leaves_results_unchanged(
     assert same_params(watched, plain)
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_graddoctor_run_finds_a_script_using_it_clean(graddoctor_cli):
     ran = graddoctor_cli(
         "run",

@@ -175,6 +175,7 @@ def test_sarif_validates_and_keeps_paths(found):
         assert unquote(uri) == Path(f.file or "").as_posix()
 
 
+@pytest.mark.slow  # every renderer on 10,000 layers: ~4 s of CPU
 def test_ten_thousand_layers_in_every_renderer(tmp_path):
     layers = [LayerRow(name=f"blocks.{i}.<mlp>&ü", params=2, grad_norm=[math.nan, math.inf, None, 1e-3 * i][i % 4],
                        grad_norm_max=[math.inf, 1.0, None, float(i)][i % 4], update_ratio=None, has_grad=i % 7 != 0)

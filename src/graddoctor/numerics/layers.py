@@ -157,7 +157,8 @@ class LayerStats(Observer):
     def before_step(self, event: StepEvent) -> None:
         self._drain(ready_only=True)
         optimizer = event.optimizer
-        track = self.optimizers.setdefault(id(optimizer), OptimizerTrack(where=event.where, first_step=event.step, kind=type(optimizer).__name__))
+        track = self.optimizers.setdefault(
+            id(optimizer), OptimizerTrack(where=event.where, first_step=event.step, kind=type(optimizer).__name__))
         layout = self._layout(optimizer)
         self.loss_series.on_step(id(optimizer), layout.params)
         grads = [p.grad for p in layout.params]

@@ -51,7 +51,8 @@ class Session:
         observers: Iterable[Observer],
         *,
         models: nn.Module | Iterable[nn.Module] | dict[str, nn.Module] | None = None,
-        optimizers: torch.optim.Optimizer | Iterable[torch.optim.Optimizer] | dict[str, torch.optim.Optimizer] | None = None,
+        optimizers: (torch.optim.Optimizer | Iterable[torch.optim.Optimizer] | dict[str, torch.optim.Optimizer]
+                     | None) = None,
         max_steps: int | None = None,
         namespace: dict | None = None,
         conclude: Callable[[list[Finding]], list[Finding]] | None = None,
