@@ -134,17 +134,38 @@ class Session:
         """Each stepped optimizer's own step count, by the user's name for it, in order of first step."""
         return {self._optimizer_names[key]: self.steps_by_optimizer.get(key, 0) for key in self._optimizer_names}
 
+    def _name_optimizer(self, optimizer: torch.optim.Optimizer) -> None:
+        """The name given for an optimizer, else the script's global holding it at its first step
+        (`opt_G`), else its class (`Adam`, `Adam#2`).
+
+        Not the locals of a function: on Python < 3.13 reading `frame.f_locals` copies them into a
+        dict that the frame keeps, and that copy would keep the user's loss and its graph alive.
+        """
+        key = id(optimizer)
+        name = self._given_names.get(key)
+        name = name or names_in_namespace({key}, self._namespace(), torch.optim.Optimizer).get(key)
+        if name is None:
+            name = getattr(optimizer, "display_name", None) or type(optimizer).__name__
+        base, n = name, 2
+        while name in self._optimizer_names.values():
+            name = f"{base}#{n}"
+            n += 1
+        self._optimizer_names[key] = name
+
+    def _namespace(self) -> dict | None:
+        """The script's globals: given (`run`), else those of `__main__`."""
+        if self.namespace is not None:
+            return self.namespace
+        main = sys.modules.get("__main__")
+        return vars(main) if main is not None else None
+
     def optimizers(self) -> list[OptimizerRecord]:
         return record_for(self._optimizers)
 
     def models(self) -> dict[str, nn.Module]:
         if self._explicit_models:
             return self._explicit_models
-        namespace = self.namespace
-        if namespace is None:
-            main = sys.modules.get("__main__")
-            namespace = vars(main) if main is not None else None
-        return label_models(list(self._models.values()), namespace, self._frame_names)
+        return label_models(list(self._models.values()), self._namespace(), self._frame_names)
 
     def watch_models(self, models: dict[str, nn.Module]) -> None:
         """Watch these models from now on (a framework wraps the user's model once training starts)."""
@@ -259,27 +280,6 @@ class Session:
         return []
 
     # --- never let our own failure become the user's ------------------------------------------
-
-    def _name_optimizer(self, optimizer: torch.optim.Optimizer) -> None:
-        """The name given for an optimizer, else the script's global holding it at its first step
-        (`opt_G`), else its class (`Adam`, `Adam#2`).
-
-        Not the locals of a function: on Python < 3.13 reading `frame.f_locals` copies them into a
-        dict that the frame keeps, and that copy would keep the user's loss and its graph alive.
-        """
-        namespace = self.namespace
-        if namespace is None:
-            main = sys.modules.get("__main__")
-            namespace = vars(main) if main is not None else None
-        key = id(optimizer)
-        name = self._given_names.get(key) or names_in_namespace({key}, namespace, torch.optim.Optimizer).get(key)
-        if name is None:
-            name = getattr(optimizer, "display_name", None) or type(optimizer).__name__
-        base, n = name, 2
-        while name in self._optimizer_names.values():
-            name = f"{base}#{n}"
-            n += 1
-        self._optimizer_names[key] = name
 
     def _live(self) -> list[Observer]:
         failed = self._failed
