@@ -11,7 +11,7 @@ DEMO_STAMP := $(VENV)/.installed-demo
 # (e.g. PIP_FIND_LINKS=/opt/wheels holds torch-2.13.0+cpu), else from the index.
 TORCH := torch==2.13.0
 
-.PHONY: demo test bench lint-docs docs clean venv
+.PHONY: demo test test-fast bench lint-docs docs clean venv
 
 venv: $(STAMP)
 
@@ -19,9 +19,11 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip >/dev/null 2>&1 || true
 
-# The demo needs only graddoctor's own dependencies (torch, rich): no dev extra.
+# The demo needs only graddoctor's own dependencies (torch, rich): no dev extra. numpy is not
+# one of them, but torch's wheel imports it when present and prints "Failed to initialize NumPy"
+# on every start without it, which would be all over the demo's output.
 $(DEMO_STAMP): pyproject.toml | $(VENV)/bin/python
-	$(PIP) install -q $(TORCH)
+	$(PIP) install -q $(TORCH) numpy
 	$(PIP) install -q -e .
 	touch $(DEMO_STAMP)
 
@@ -35,6 +37,11 @@ demo: $(DEMO_STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 --dist loadgroup -q
+
+# Every test not marked slow (over ~3 s), integration (Lightning, Transformers, accelerate,
+# torchrun, notebooks) or browser (headless Chromium): the quick check while working.
+test-fast: $(STAMP)
+	$(PY) -m pytest -n 2 --dist loadgroup -q -m "not slow and not integration and not browser"
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py

@@ -14,6 +14,13 @@ import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# `make test` runs two xdist workers on 2 cores: with torch's default of one intra-op thread per
+# core, each worker and each `graddoctor run` subprocess it starts would keep 2 threads busy, 4 or
+# more on 2 cores. The tiny models here gain nothing from a second thread; they lose to the
+# contention. One thread per process, inherited by the subprocesses through the environment.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+torch.set_num_threads(1)
+
 
 @pytest.fixture(autouse=True)
 def _seed_and_threads():

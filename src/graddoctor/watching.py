@@ -41,7 +41,7 @@ class Watch(SessionHandle):
 
     @property
     def steps(self) -> int:
-        return self.session.step
+        return self.session.steps_taken
 
     def layer_stats(self):
         from graddoctor.numerics.layers import LayerStats
@@ -59,7 +59,7 @@ class Watch(SessionHandle):
 
 def watch(
     model: nn.Module | Iterable[nn.Module] | dict[str, nn.Module] | None = None,
-    optimizer: torch.optim.Optimizer | Iterable[torch.optim.Optimizer] | None = None,
+    optimizer: torch.optim.Optimizer | Iterable[torch.optim.Optimizer] | dict[str, torch.optim.Optimizer] | None = None,
     **opts,
 ) -> Watch:
     """Watch a training loop: call order, numerics and gradient flow, at low cost.
@@ -67,6 +67,8 @@ def watch(
     Use as a context manager or with `.attach()` / `.detach()`; `.report()`
     returns the Report. `deep=True` also records cut provenance. Thresholds
     (see `graddoctor.numerics.options.NumericsOptions`) can be set here, e.g.
-    `watch(model, opt, vanish_ratio=1e-6, stall_steps=100)`.
+    `watch(model, opt, vanish_ratio=1e-6, stall_steps=100)`. Optimizers given as a dict
+    (`watch(models, {"G": opt_G, "D": opt_D})`) are counted under those names in the report's
+    `steps_by_optimizer`; otherwise under the script's global names for them, else their class.
     """
     return Watch(model, optimizer, **opts)

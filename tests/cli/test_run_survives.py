@@ -67,6 +67,7 @@ def _write(folder: Path, name: str, source: str) -> None:
     (folder / name).write_text(textwrap.dedent(source))
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_nan_from_the_first_step_with_html_gives_the_full_report(tmp_path):
     _write(tmp_path, "train.py", NAN_FROM_STEP_1)
     ran = _run(tmp_path, "run", "--html", "r.html", "--json", "r.json", "train.py")
@@ -78,6 +79,7 @@ def test_nan_from_the_first_step_with_html_gives_the_full_report(tmp_path):
     assert [f["code"] for f in json.loads((tmp_path / "r.json").read_text())["findings"]] == ["GD301"]
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_a_failing_renderer_costs_only_its_own_file(tmp_path):
     # The HTML renderer breaks (patched at start-up, in the real process); the terminal
     # report and the JSON file must still come out, and the old HTML file stays whole.
@@ -102,6 +104,7 @@ def test_a_failing_renderer_costs_only_its_own_file(tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_a_correct_run_writes_whole_files_and_no_temporary_ones(tmp_path):
     # near miss: nothing fails, both files are there, nothing left beside them
     _write(tmp_path, "train.py", NAN_FROM_STEP_1.replace(' * float("nan")', ""))
@@ -111,6 +114,7 @@ def test_a_correct_run_writes_whole_files_and_no_temporary_ones(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "r.json", "train.py"]
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_prints_and_writes_the_report_of_what_was_seen(tmp_path, signum, code):
     _write(tmp_path, "train.py", LONG_TRAINING)
@@ -133,6 +137,7 @@ def test_a_signal_prints_and_writes_the_report_of_what_was_seen(tmp_path, signum
     assert "Traceback" not in err  # an interruption is not a crash
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_run_dash_m_from_the_project_root_works_like_python_dash_m(tmp_path):
     _write(tmp_path, "pkg/__init__.py", "")
     _write(tmp_path, "pkg/helpers.py", "VALUE = 7\n")
@@ -154,6 +159,7 @@ def test_run_dash_m_from_the_project_root_works_like_python_dash_m(tmp_path):
     assert ran.returncode == 2 and "no module named 'pkg.absent'" in ran.stderr
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_a_latin1_script_with_a_coding_line_runs(tmp_path):
     source = "# -*- coding: latin-1 -*-\nprint('modèle prêt')\n"
     (tmp_path / "train.py").write_bytes(source.encode("latin-1"))
@@ -166,6 +172,7 @@ def test_a_latin1_script_with_a_coding_line_runs(tmp_path):
     assert ran.returncode == 2 and "bad.py is not a Python script" in ran.stderr
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_an_option_after_the_script_name_is_pointed_out_once(tmp_path):
     _write(tmp_path, "train.py", "import sys\nprint('args', sys.argv[1:])\n")
     ran = _run(tmp_path, "run", "train.py", "--json", "out.json", "--epochs", "3")
@@ -182,6 +189,7 @@ def test_an_option_after_the_script_name_is_pointed_out_once(tmp_path):
     assert (tmp_path / "out.json").exists()
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_a_second_ctrl_c_aborts_at_once_without_waiting_for_the_report(tmp_path):
     # The report is made slow on purpose (patched at start-up, in the real process):
     # a user who presses Ctrl-C twice must not wait for it.

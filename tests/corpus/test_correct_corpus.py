@@ -14,6 +14,10 @@ from pathlib import Path
 
 import pytest
 
+# Each test is a `graddoctor run` (or watch) subprocess training a real program: 2-120 s apiece
+# (median 14 s on a shared, loaded 2-core machine). `make test` runs them all.
+pytestmark = pytest.mark.slow
+
 PROGRAMS = sorted((Path(__file__).parent / "programs").glob("*.py"))
 
 

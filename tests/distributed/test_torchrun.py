@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.integration
+# Two ranks (two processes) per test: in one xdist group, so that `make test -n 2` never runs two
+# multi-rank jobs at once on 2 cores (4 busy processes, and gloo's timeouts under that load).
+pytestmark = [pytest.mark.slow, pytest.mark.integration, pytest.mark.xdist_group("ranks")]
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 

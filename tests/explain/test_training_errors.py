@@ -89,6 +89,7 @@ def test_explain_cli_reads_the_real_traceback(graddoctor_cli, name, capsys):
     assert [f["code"] for f in json.loads(as_json.stdout)["findings"]] == [code]
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess per case
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_run_reports_the_finding_at_the_users_line(graddoctor_cli, name):
     code, facts = CASES[name]
@@ -198,6 +199,7 @@ for _ in range(20):
 """
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess per case
 @pytest.mark.parametrize("script", [OPTIMIZER_BEFORE_TO, CORRECT_TARGETS], ids=["optimizer-before-to", "targets"])
 def test_correct_programs_raise_nothing_and_get_no_finding(graddoctor_cli, script):
     ran = graddoctor_cli("run", "train.py", script=script)

@@ -45,6 +45,7 @@ def _run(script: Path, tmp: Path) -> list[dict]:
     return json.loads(report.read_text())["findings"]
 
 
+@pytest.mark.slow  # two `graddoctor run` subprocesses per case: before and after the fix
 @pytest.mark.parametrize("name,code", CASES, ids=[c[0] for c in CASES])
 def test_printed_fix_applied_removes_the_finding(name, code, tmp_path):
     broken, fixed = _paths(name)

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 from graddoctor.demo.programs import gallery
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_seed_scenario_has_a_program():
@@ -21,12 +29,23 @@ def test_list(graddoctor_cli):
     assert len(ran.stdout.strip().splitlines()) == len(gallery())
 
 
-def test_the_whole_gallery_is_diagnosed_as_expected(graddoctor_cli):
-    ran = graddoctor_cli("demo", json_report=False, timeout=600)
+@pytest.fixture(scope="module")
+def whole_gallery(tmp_path_factory) -> subprocess.CompletedProcess:
+    """One `graddoctor demo` run of every program (the slowest thing here), read by several tests."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), NO_COLOR="1", COLUMNS="100")
+    return subprocess.run([sys.executable, "-m", "graddoctor", "demo"], cwd=tmp_path_factory.mktemp("demo"),
+                          capture_output=True, text=True, timeout=600, env=env)
+
+
+@pytest.mark.slow
+def test_the_whole_gallery_is_diagnosed_as_expected(whole_gallery):
+    ran = whole_gallery
     assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr[-2000:]
     assert re.search(rf"^{len(gallery())} of {len(gallery())} diagnosed as expected", ran.stdout, re.M)
     # each diagnosis is shown with the user's line
     assert "gd104_unused_branch.py:25:5" in ran.stdout
+    # and nothing else: no Python warning (torch's "Failed to initialize NumPy" without numpy)
+    assert not re.search(r"\w+Warning: |Failed to initialize NumPy", ran.stdout + ran.stderr), ran.stderr[-2000:]
 
 
 def test_unknown_program_is_a_usage_error(graddoctor_cli):
@@ -34,8 +53,9 @@ def test_unknown_program_is_a_usage_error(graddoctor_cli):
     assert ran.returncode == 2 and "no demo program 'nope'" in ran.stderr
 
 
-def test_a_backward_error_shows_the_users_frames_and_the_forward_line(graddoctor_cli):
-    ran = graddoctor_cli("demo", "gd102", "gd110", json_report=False, timeout=300)
+@pytest.mark.slow
+def test_a_backward_error_shows_the_users_frames_and_the_forward_line(whole_gallery):
+    ran = whole_gallery
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-2000:]
     # the user's backward() line, torch's frames folded, and where the failing value was computed
     assert 'File "gd102_argmax_cut.py", line 15, in <module>\n    loss.backward()\n  [' in ran.stdout

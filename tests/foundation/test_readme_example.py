@@ -14,6 +14,7 @@ import pytest
 EXAMPLE = Path(__file__).parent / "readme_example"
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_no_grad_inside_another_modules_forward_is_named_with_its_chain(tmp_path):
     for name in ("model.py", "train.py"):
         shutil.copy(EXAMPLE / name, tmp_path / name)

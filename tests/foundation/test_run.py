@@ -38,6 +38,7 @@ for step in range(10):
 """
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_unused_branch_gives_a_schema_valid_report_naming_exactly_those_parameters(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=UNUSED_BRANCH)
     assert ran.returncode == 1
@@ -52,6 +53,7 @@ def test_unused_branch_gives_a_schema_valid_report_naming_exactly_those_paramete
     assert "GD104" in ran.stdout and "train.py:22" in ran.stdout and "loss.backward()" in ran.stdout
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_terminal_report_shows_the_source_line_and_the_fix(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=UNUSED_BRANCH, json_report=False)
     lines = ran.stdout.splitlines()
@@ -62,6 +64,7 @@ def test_terminal_report_shows_the_source_line_and_the_fix(graddoctor_cli):
     assert lines[-1] == "1 error · 10 optimizer steps observed · script completed"
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_correct_script_exits_zero_and_keeps_its_output(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=UNUSED_BRANCH.replace(
         "return self.head(self.encoder(x))", "return self.head(self.encoder(x)) + self.unused(self.encoder(x))"
@@ -101,6 +104,7 @@ def test_script_sees_its_own_argv_file_cwd_and_sys_path(graddoctor_cli, tmp_path
     assert "spec None package None" in out
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_run_module_with_dash_m(graddoctor_cli, tmp_path):
     pkg = tmp_path / "trainer"
     pkg.mkdir()
@@ -112,6 +116,7 @@ def test_run_module_with_dash_m(graddoctor_cli, tmp_path):
     assert ran.finding("GD104")["file"] == "trainer/__main__.py"
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_user_exception_is_reported_explained_and_its_traceback_printed(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script="""
         import torch
@@ -135,6 +140,7 @@ def test_user_exception_is_reported_explained_and_its_traceback_printed(graddoct
     assert "runpy" not in ran.stderr and "graddoctor/runner" not in ran.stderr
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 @pytest.mark.parametrize(
     "setup, expected_case",
     [
@@ -163,6 +169,7 @@ def test_user_sys_exit_code_passes_through_when_nothing_is_found(graddoctor_cli)
     assert ran.report["findings"] == [] and ran.report["status"] == "completed"
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_max_steps_stops_cleanly_and_reports(graddoctor_cli):
     ran = graddoctor_cli("run", "--max-steps", "4", "train.py",
                          script=UNUSED_BRANCH.replace("range(10)", "range(10**6)") + "\nprint('UNREACHED-MARKER')\n")
@@ -173,6 +180,7 @@ def test_max_steps_stops_cleanly_and_reports(graddoctor_cli):
     assert ran.returncode == 1
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_fail_on_never_and_quiet(graddoctor_cli):
     ran = graddoctor_cli("run", "--fail-on", "never", "--quiet", "train.py", script=UNUSED_BRANCH)
     assert ran.returncode == 0

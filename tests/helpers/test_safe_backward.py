@@ -174,5 +174,5 @@ def test_graddoctor_finds_safe_backward_clean_and_leaves_results_unchanged(data)
     train(plain, plain_opt, torch.amp.GradScaler("cpu"))
     serious = [f for f in session.findings() if f.severity >= Severity.WARNING]
     assert serious == [], [f"{f.code} {f.message}" for f in serious]
-    assert session.step == 6
+    assert session.steps_taken == 6
     assert same_params(watched, plain)

@@ -168,10 +168,11 @@ def test_graddoctor_finds_the_reference_loop_clean_and_leaves_results_unchanged(
 
     serious = [f for f in session.findings() if f.severity >= Severity.WARNING]
     assert serious == [], [f"{f.code} {f.message}" for f in serious]
-    assert session.step == 8
+    assert session.steps_taken == 8
     assert same_params(watched, plain)
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_graddoctor_run_finds_a_script_using_it_clean(graddoctor_cli):
     ran = graddoctor_cli(
         "run",

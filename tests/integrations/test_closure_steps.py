@@ -59,7 +59,7 @@ def test_a_closure_that_raised_does_not_hide_later_steps():
     order = Order()
     with Session([order]) as session:
         second.step(closure_for(net, second, x, y))
-    assert order.events[-2:] == ["step", "stepped"] and session.step == 1
+    assert order.events[-2:] == ["step", "stepped"] and session.steps_taken == 1
 
 
 def test_results_are_unchanged_by_the_closure_wrapper():

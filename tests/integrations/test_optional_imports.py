@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 CHECK = """
@@ -21,6 +23,7 @@ print(isinstance(GradDoctorCallback(), pytorch_lightning.Callback))
 """
 
 
+@pytest.mark.slow  # a fresh interpreter that imports torch and Lightning: ~5 s of CPU
 def test_no_framework_is_imported_and_the_callback_follows_the_users_lightning():
     out = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, timeout=120,
                          env=dict(os.environ, PYTHONPATH=SRC), check=True).stdout

@@ -61,6 +61,7 @@ def run(project, *args):
     return project.runpytest_subprocess("-p", "no:cacheprovider", *args, timeout=120)
 
 
+@pytest.mark.slow  # a real pytest session in a fresh interpreter: ~5 s of CPU
 def test_fixture_marker_and_assertion_in_a_real_pytest_session(project):
     """One pytest session over every use (a subprocess each costs seconds)."""
     project.makepyfile(
@@ -139,6 +140,7 @@ def test_fixture_marker_and_assertion_in_a_real_pytest_session(project):
         assert f"FAILED {name}" in summary
 
 
+@pytest.mark.slow  # a real pytest session in a fresh interpreter: ~5 s of CPU
 def test_command_line_option_and_in_test_setting(project):
     project.makepyfile(
         test_train="""

@@ -76,6 +76,7 @@ FIRES = {
 }
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 @pytest.mark.parametrize("name", sorted(FIRES))
 def test_epoch_scheduler_stepped_per_batch_fires_at_its_second_step(graddoctor_cli, name):
     script = program(FIRES[name], per_batch=True)
@@ -86,6 +87,7 @@ def test_epoch_scheduler_stepped_per_batch_fires_at_its_second_step(graddoctor_c
     assert "within one pass" in f["message"] and "40 batches" in f["message"]
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_plateau_stepped_per_batch_fires(graddoctor_cli):
     script = program("torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, patience=5)", per_batch=True,
                      step="scheduler.step(loss.item())  # scheduler")
@@ -108,6 +110,7 @@ NEAR_MISSES = {
 }
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 @pytest.mark.parametrize("name", sorted(NEAR_MISSES))
 def test_schedulers_stepped_as_designed_are_silent(graddoctor_cli, name):
     scheduler, per_batch, step = NEAR_MISSES[name]

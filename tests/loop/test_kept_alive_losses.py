@@ -105,6 +105,7 @@ def program(body: str, epochs: int = 1) -> str:
     return TRAIN.replace("EVAL", body.strip("\n")).replace("EPOCHS", str(epochs))
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 @pytest.mark.parametrize("name", sorted(KEEPS))
 @pytest.mark.parametrize("epochs", [1, 3])
 def test_evaluation_that_keeps_loss_graphs_is_found_every_time(graddoctor_cli, name, epochs):
@@ -114,6 +115,7 @@ def test_evaluation_that_keeps_loss_graphs_is_found_every_time(graddoctor_cli, n
     assert f["line"] == next(i + 1 for i, t in enumerate(script.splitlines()) if t.rstrip().endswith("# kept"))
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 @pytest.mark.parametrize("name", sorted(SILENT))
 def test_evaluation_that_keeps_numbers_is_silent(graddoctor_cli, name):
     ran = graddoctor_cli("run", "train.py", script=program(SILENT[name], epochs=2))

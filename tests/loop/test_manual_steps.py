@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -106,6 +107,7 @@ def _line_of(script: str, text: str) -> int:
     return next(i + 1 for i, line in enumerate(script.splitlines()) if text in line)
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_word_language_model_default_mode_counts_its_steps(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=WORD_LM)
     assert ran.report["status"] == "completed", ran.stderr[-2000:]
@@ -114,12 +116,14 @@ def test_word_language_model_default_mode_counts_its_steps(graddoctor_cli):
     assert noisy == [], ran.stdout
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_max_steps_stops_a_manual_loop(graddoctor_cli):
     ran = graddoctor_cli("run", "--max-steps", "25", "train.py", script=REGRESSION.replace("LR", "1e-6"))
     assert ran.report["status"] == "stopped", ran.stderr[-2000:]
     assert ran.report["steps_observed"] == 25
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_regression_example_is_silent_and_counted(graddoctor_cli):
     script = REGRESSION.replace("LR", "0.1").replace("for batch_idx in count(1):", "for batch_idx in range(1, 200):")
     ran = graddoctor_cli("run", "train.py", script=script)
@@ -128,6 +132,7 @@ def test_regression_example_is_silent_and_counted(graddoctor_cli):
     assert [f["code"] for f in ran.report["findings"] if f["severity"] != "info"] == [], ran.stdout
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_raw_tensor_loop_without_clearing_gradients_is_gd201_at_the_update(graddoctor_cli):
     script = RAW_TENSORS.replace("{clear}", "pass")
     ran = graddoctor_cli("run", "train.py", script=script)
@@ -137,6 +142,7 @@ def test_raw_tensor_loop_without_clearing_gradients_is_gd201_at_the_update(gradd
     assert ran.report["steps_observed"] == 30
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_raw_tensor_loop_that_clears_gradients_is_silent(graddoctor_cli):
     script = RAW_TENSORS.replace("{clear}", "w.grad.zero_(); b.grad.zero_()")
     ran = graddoctor_cli("run", "train.py", script=script)
@@ -144,6 +150,7 @@ def test_raw_tensor_loop_that_clears_gradients_is_silent(graddoctor_cli):
     assert [f["code"] for f in ran.report["findings"] if f["severity"] != "info"] == [], ran.stdout
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_manual_update_with_zero_learning_rate_is_gd204_at_the_update(graddoctor_cli):
     script = REGRESSION.replace("LR", "0.0").replace("for batch_idx in count(1):", "for batch_idx in range(1, 40):")
     ran = graddoctor_cli("run", "train.py", script=script)
@@ -227,6 +234,7 @@ for step in range(30):
 """
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_numerics_step_rules_judge_manual_steps_gd111(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=CLAMPED)
     f = ran.finding("GD111")

@@ -66,6 +66,7 @@ def rebound_line(script: str) -> int:
     return next(i + 1 for i, t in enumerate(script.splitlines()) if t.rstrip().endswith("# rebound"))
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 @pytest.mark.parametrize("name", sorted(FIRES))
 def test_replaced_model_is_gd106_at_the_rebinding(graddoctor_cli, name):
     script = program(FIRES[name])
@@ -76,6 +77,7 @@ def test_replaced_model_is_gd106_at_the_rebinding(graddoctor_cli, name):
     assert f["subjects"] and len(f["subjects"]) % 4 == 0  # one new Net per rollback, 4 parameters each
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 @pytest.mark.parametrize("name", sorted(SILENT))
 def test_weights_restored_in_place_or_new_optimizer_is_silent(graddoctor_cli, name):
     ran = graddoctor_cli("run", "train.py", script=program(SILENT[name]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -109,6 +110,7 @@ def test_classifier_whose_logits_happen_to_be_small_is_silent():
     assert findings(w, "GD501") == []
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_deep_mode_names_the_line_that_applied_the_softmax(graddoctor_cli):
     (graddoctor_cli.path / "model.py").write_text(
         "import torch\nfrom torch import nn\n\n\n"

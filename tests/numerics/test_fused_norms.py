@@ -73,7 +73,7 @@ def test_layer_norms_are_torch_norms_with_gradients_that_come_and_go():
 def test_history_every_step_in_the_monitor_and_sampled_in_watch():
     w, _, _ = _run(30)
     rows = [step for step, _ in w.layer_stats().history]
-    assert rows[:10] == list(range(10)) and 29 in rows and len(rows) < 30  # first steps, sampled, the last one
+    assert rows[:10] == list(range(1, 11)) and 30 in rows and len(rows) < 30  # first steps, sampled, the last one
     torch.manual_seed(0)
     model = Tagger()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -84,4 +84,4 @@ def test_history_every_step_in_the_monitor_and_sampled_in_watch():
             logits, _ = model(ids, with_aux=False)
             F.cross_entropy(logits.reshape(-1, 5), (ids % 5).reshape(-1)).backward()
             opt.step()
-    assert [s for s, _ in monitor.history()["head"]] == list(range(25))
+    assert [s for s, _ in monitor.history()["head"]] == list(range(1, 26))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 from torch import nn
 
@@ -63,6 +64,7 @@ def test_dead_final_relu_fires_for_the_whole_model():
     assert {"head.weight", "head.bias", "body.weight", "body.bias"} <= subjects
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_run_points_at_the_clamp_line(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script='''
         import torch

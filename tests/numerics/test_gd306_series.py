@@ -119,7 +119,8 @@ def test_a_phase_with_a_new_optimizer_is_its_own_series():
     series = series_of(w)
     assert [s.count for s in series] == [40, 40]
     assert series[0].where.line == series[1].where.line
-    assert w.report().steps_observed == 40
+    # every optimizer step of the run, both phases: each optimizer's own under its class name
+    assert w.report().steps_observed == 80 and w.report().steps_by_optimizer == {"Adam": 40, "SGD": 40}
     assert gd306(w) == []
 
 

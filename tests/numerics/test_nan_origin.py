@@ -183,6 +183,7 @@ def _script_line(script: str, text: str) -> int:
     return next(i for i, line in enumerate(script.splitlines(), 1) if text in line)
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_run_points_at_the_forward_op_with_the_loss_line_related(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=RUN_SCRIPT)
     gd301 = ran.finding("GD301")
@@ -200,6 +201,7 @@ RUN_CORRUPTED = RUN_SCRIPT.replace(
     "    for p in model.parameters():\n        p.grad.nan_to_num_(0.0, posinf=0.0, neginf=0.0)\n", "")
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_run_names_the_op_even_when_the_first_step_corrupts_the_weights(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=RUN_CORRUPTED)
     gd301 = ran.finding("GD301")
@@ -229,6 +231,7 @@ for step in range(60):
 """
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_run_gd306_points_at_the_loss_line(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=FLAT)
     gd306 = ran.finding("GD306")
@@ -288,8 +291,9 @@ def test_escalation_waits_for_no_other_mode():
     assert gd301.related[0].line == _line("# NaN-ORIGIN")
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_run_reopens_deep_recording_after_its_deep_steps(graddoctor_cli):
-    # The NaN starts at step 5, after `run`'s deep steps ended: the escalation pushes the
+    # The NaN starts at step 6, after `run`'s deep steps ended: the escalation pushes the
     # recorder again for one step, and takes it off again.
     script = RUN_SCRIPT.replace(
         "        return self.b(log_features(self.a(x)))",
@@ -300,6 +304,6 @@ def test_run_reopens_deep_recording_after_its_deep_steps(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=script)
     assert ran.returncode == 1, ran.stdout + ran.stderr
     gd301 = ran.finding("GD301")
-    assert gd301["step"] == 5
+    assert gd301["step"] == 6
     assert gd301["line"] == _script_line(script, "loss = ((model(x)")
     assert gd301["related"][0]["line"] == _script_line(script, "return torch.log(torch.relu(h))")

@@ -71,7 +71,7 @@ def test_gd301_nan_loss_first_step():
     f = finding(w, "GD301")
     # The loss is made on the loss_fn line (known from the escalated deep step), where the
     # escalated step also saw `log` make the NaN; backward() goes along as related.
-    assert f.line == line("NaN from the start") and f.step == 0
+    assert f.line == line("NaN from the start") and f.step == 1
     assert line("TRAIN") in [r.line for r in f.related] and "`log`" in f.message
 
 

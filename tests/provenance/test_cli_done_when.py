@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from tests.provenance.conftest import line_of
 from tests.provenance.test_cut_location import MODEL, TRAIN
 from tests.provenance.test_runtime_errors import INPLACE, RNN
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_encoder_under_no_grad_in_another_modules_forward(graddoctor_cli):
     (graddoctor_cli.path / "model.py").write_text(textwrap.dedent(MODEL))
     ran = graddoctor_cli("run", "train.py", script=TRAIN)
@@ -20,6 +23,7 @@ def test_encoder_under_no_grad_in_another_modules_forward(graddoctor_cli):
     assert "model.py:" + str(line_of(MODEL, "feats = self.encoder(x)")) in ran.stdout
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_rnn_without_detach_and_inplace_relu(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=RNN)
     assert ran.returncode == 1

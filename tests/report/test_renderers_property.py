@@ -47,7 +47,7 @@ findings = st.builds(
     Finding, code=st.sampled_from(CODES), name=rule_names, severity=st.sampled_from(list(Severity)), message=names.filter(bool),
     hint=names, file=st.one_of(st.none(), names.filter(bool)), line=lines, column=lines,
     related=st.lists(st.builds(Related, file=st.one_of(st.none(), names), line=lines, note=names), max_size=2),
-    subjects=st.lists(names, max_size=12), step=st.one_of(st.none(), st.integers(0, 10**6)),
+    subjects=st.lists(names, max_size=12), step=st.one_of(st.none(), st.integers(1, 10**6)),
 )
 exceptions = st.one_of(st.none(), st.fixed_dictionaries(
     {"type": names, "message": names, "file": st.one_of(st.none(), names), "line": lines}))
@@ -56,6 +56,7 @@ reports = st.builds(
     findings=st.lists(findings, max_size=5), layers=st.one_of(st.none(), st.lists(rows, max_size=30)),
     status=st.sampled_from([None, "completed", "crashed", "stopped"]), exception=exceptions,
     steps_observed=st.one_of(st.none(), st.integers(0, 10**9)),
+    steps_by_optimizer=st.one_of(st.none(), st.dictionaries(names, st.integers(0, 10**9), max_size=4)),
 )
 FAST = settings(max_examples=30, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -175,6 +176,7 @@ def test_sarif_validates_and_keeps_paths(found):
         assert unquote(uri) == Path(f.file or "").as_posix()
 
 
+@pytest.mark.slow  # every renderer on 10,000 layers: ~4 s of CPU
 def test_ten_thousand_layers_in_every_renderer(tmp_path):
     layers = [LayerRow(name=f"blocks.{i}.<mlp>&ü", params=2, grad_norm=[math.nan, math.inf, None, 1e-3 * i][i % 4],
                        grad_norm_max=[math.inf, 1.0, None, float(i)][i % 4], update_ratio=None, has_grad=i % 7 != 0)

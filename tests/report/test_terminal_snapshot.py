@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 # A small classifier whose gradients are never cleared (GD201): one finding with its
@@ -36,6 +38,7 @@ print("done")
 """
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_terminal_report_of_a_real_run_matches_the_snapshot(graddoctor_cli, snapshot):
     ran = graddoctor_cli("run", "train.py", script=SCRIPT)
     assert ran.returncode == 1, ran.stderr

@@ -35,6 +35,7 @@ torch.save(model.state_dict(), sys.argv[1])
 """
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_parameters_after_20_steps_are_bit_identical_under_run(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(TRAIN)

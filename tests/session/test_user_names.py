@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 TEMPLATE = """\
 import torch
 from torch import nn
@@ -22,6 +24,7 @@ for step in range(6):
 """
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_template_layer_is_no_red_row_and_layers_carry_variable_names(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=TEMPLATE)
     assert ran.report["findings"] == [], ran.stdout
@@ -31,6 +34,7 @@ def test_template_layer_is_no_red_row_and_layers_carry_variable_names(graddoctor
     assert not any(n.startswith(("Linear", "TransformerEncoder")) for n in rows)
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_a_layer_in_the_optimizer_without_gradient_stays_red_with_its_finding(graddoctor_cli):
     script = TEMPLATE.replace("head(encoder(embed(x)).mean(1))", "head(embed(x).mean(1))")
     ran = graddoctor_cli("run", "train.py", script=script)
@@ -43,6 +47,7 @@ def test_a_layer_in_the_optimizer_without_gradient_stays_red_with_its_finding(gr
 ENCODER_IN_MAIN = (Path(__file__).parents[1] / "fixes" / "programs" / "gd106_encoder_left_out.py").read_text()
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_modules_local_to_a_function_are_named_by_their_variables(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=ENCODER_IN_MAIN)
     gd106 = ran.finding("GD106")

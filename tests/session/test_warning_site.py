@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 
+import pytest
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -29,6 +30,7 @@ for step in range(3):
 """
 
 
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
 def test_softmax_without_dim_names_the_script_line_under_run(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=SOFTMAX_SCRIPT)
     lines = [ln for ln in ran.stderr.splitlines() if "Implicit dimension choice for softmax" in ln]

@@ -60,6 +60,7 @@ class DDPObserver(Observer):
         self._reached: set[int] = set()
         self._walked = 0
         self._backward: Location | None = None
+        self._backward_step = 1
         self._step_index = 0
         self.samples: list[dict] = []
         self._gd401: Finding | None = None
@@ -76,6 +77,7 @@ class DDPObserver(Observer):
             return
         if self._backward is None:
             self._backward = event.where
+            self._backward_step = event.step
         for loss in event.loss if isinstance(event.loss, (list, tuple)) else [event.loss]:
             if isinstance(loss, torch.Tensor) and loss.grad_fn is not None:
                 self._reached |= event.trace(loss).leaf_ids
@@ -109,7 +111,7 @@ class DDPObserver(Observer):
             f"{type(ddp.module).__name__}) took no part in the forward pass that this backward ran through: "
             f"{effect}",
             subjects=names,
-            step=0,
+            step=self._backward_step,
             **self._backward.shown(),
         )
         return self._gd401
@@ -146,4 +148,4 @@ class DDPObserver(Observer):
                 name: fingerprint(p) for d, ddp in enumerate(ddps)
                 for name, p in ((f"{d}:{n}" if d else n, p) for n, p in ddp.module.named_parameters())
             }
-        self.samples.append({"step": index + 1, "file": where.shown()["file"], "line": where.line, "prints": prints})
+        self.samples.append({"step": event.step, "file": where.shown()["file"], "line": where.line, "prints": prints})

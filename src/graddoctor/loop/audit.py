@@ -74,7 +74,7 @@ class LoopAudit(Observer):
         backward_since = self.last_backward_tick > st.last_step_tick
         if backward_since and st.steps and st.last_zero_tick < st.last_step_tick:
             if st.after_step is None or not st.after_step.cleared(self.backwards, self.writes):
-                self._add("GD201", id(event.optimizer), _missing_zero_grad(event, st.steps))
+                self._add("GD201", id(event.optimizer), _missing_zero_grad(event))
         filled = st.grads_tick > st.last_step_tick
         if filled and st.last_zero_tick > st.grads_tick and self._no_gradient_since_zero(st):
             zero = st.last_zero_where
@@ -82,7 +82,7 @@ class LoopAudit(Observer):
                 "GD202",
                 "zero_grad() runs between backward() and step(): the gradients are cleared before the "
                 "optimizer reads them, so the step applies no gradient.",
-                step=st.steps, **zero.shown(),
+                step=event.step, **zero.shown(),
                 related=related_at(event.where, "the optimizer step that finds no gradient"),
             ))
         self._check_eval_mode(st, event)
@@ -302,19 +302,19 @@ class LoopAudit(Observer):
         return st.steps if st is not None else None
 
 
-def _missing_zero_grad(event: StepEvent, steps: int) -> Finding:
+def _missing_zero_grad(event: StepEvent) -> Finding:
     if isinstance(event.optimizer, ManualUpdates):  # a loop that updates its parameters by hand
         return make(
             "GD201",
-            f"The parameters are updated by hand again at step {steps + 1} without clearing their gradients "
+            f"The parameters are updated by hand again at step {event.step} without clearing their gradients "
             "since the previous update: the gradients of earlier batches are still in .grad and add up.",
             hint="Clear the gradients after each update: `p.grad.zero_()` for each parameter you update "
                  "(or `model.zero_grad()` before `backward()`).",
-            step=steps, **event.where.shown(),
+            step=event.step, **event.where.shown(),
         )
     return make(
         "GD201",
-        f"{type(event.optimizer).__name__} stepped again at step {steps + 1} without zero_grad() "
+        f"{type(event.optimizer).__name__} stepped again at step {event.step} without zero_grad() "
         "since its previous step: the gradients of earlier batches are still in .grad and add up.",
-        step=steps, **event.where.shown(),
+        step=event.step, **event.where.shown(),
     )

@@ -108,7 +108,7 @@ class LossDataObserver(Observer):
         session = getattr(self, "session", None)
         kind, squashed_at, _ = origin(x)
         call = LossCall(
-            name=name, where=user_location(frame), step=session.step if session is not None else 0, index=count,
+            name=name, where=user_location(frame), step=session.step if session is not None else 1, index=count,
             input_shape=tuple(x.shape), target_shape=tuple(target.shape) if target is not None else None,
             target_is_index=(target is not None and name in _INDEX_LOSSES and not target.is_floating_point()
                              and target.dim() == 1 and x.dim() == 2),
@@ -151,7 +151,7 @@ class LossDataObserver(Observer):
             self.broadcast.check_graph(loss, event.where, event.step)
 
     def before_step(self, event: StepEvent) -> None:
-        if not self._off and event.step == 0:
+        if not self._off and event.step == 1:
             self.copies.check_models(self.session.models(), event.step)
 
     def findings(self) -> list[Finding]:

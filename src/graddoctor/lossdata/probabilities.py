@@ -73,7 +73,7 @@ class Probabilities:
         numel = 1
         for size in call.input_shape:
             numel *= size
-        persistent = seen >= _PERSISTENT_CHECKS and numel >= _PERSISTENT_NUMEL and call.step >= _PERSISTENT_STEPS
+        persistent = seen >= _PERSISTENT_CHECKS and numel >= _PERSISTENT_NUMEL and call.step > _PERSISTENT_STEPS
         if call.squashed_by is None and not persistent:
             return
         made = f" (made by a {call.squashed_by})" if call.squashed_by else ""

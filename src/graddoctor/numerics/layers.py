@@ -57,6 +57,7 @@ class LayerTrack:
 @dataclass
 class OptimizerTrack:
     where: Location = NOWHERE  # the first step line
+    first_step: int = 1  # the run's number of its first step
     steps: int = 0
     no_grad_steps: int = 0
     zero_grad_steps: int = 0
@@ -156,7 +157,8 @@ class LayerStats(Observer):
     def before_step(self, event: StepEvent) -> None:
         self._drain(ready_only=True)
         optimizer = event.optimizer
-        track = self.optimizers.setdefault(id(optimizer), OptimizerTrack(where=event.where, kind=type(optimizer).__name__))
+        track = self.optimizers.setdefault(
+            id(optimizer), OptimizerTrack(where=event.where, first_step=event.step, kind=type(optimizer).__name__))
         layout = self._layout(optimizer)
         self.loss_series.on_step(id(optimizer), layout.params)
         grads = [p.grad for p in layout.params]
@@ -304,7 +306,7 @@ class LayerStats(Observer):
 
     def _layer_due(self, step: int) -> bool:
         every = self.options.layer_every
-        return step < 10 or every <= 1 or step % every == 0
+        return step <= 10 or every <= 1 or step % every == 0
 
     def _judge_total(self, reading: _Reading, norms: list[float], clips: list[float], track: OptimizerTrack) -> bool:
         """A step judged by its total norm alone; False when it needs the per-layer detail (a symptom)."""
@@ -313,7 +315,7 @@ class LayerStats(Observer):
             return False  # which layer is non-finite; the first steps' norms
         total = math.sqrt(total_sq)
         raw = max([total] + [c for c in clips if math.isfinite(c)])
-        if (reading.step >= 5 and (self.worst is None or raw > self.worst[0])) or \
+        if (reading.step > 5 and (self.worst is None or raw > self.worst[0])) or \
                 (raw > self.options.explode_norm and self.worst_first is None):
             return False  # a new largest norm: its top layers are named
         if total == 0.0:
@@ -368,7 +370,7 @@ class LayerStats(Observer):
         if self.worst_absolute < raw:
             self.worst_absolute = raw
         # growth is judged after the first steps, against their median
-        if len(self.norms_first) >= 5 and reading.step >= 5 and (self.worst is None or raw > self.worst[0]):
+        if len(self.norms_first) >= 5 and reading.step > 5 and (self.worst is None or raw > self.worst[0]):
             top = sorted(rms, reverse=True)[:3]
             self.worst = (raw, reading.step, [names[i] for _, i in top])
         if raw > self.options.explode_norm and self.worst_first is None:

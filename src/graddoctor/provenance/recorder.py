@@ -192,7 +192,7 @@ class Recorder(TorchFunctionMode):
         self.inference_failure: tuple[InferenceBirth | None, Location] | None = None
         self.forward_seen = False  # graph-recording ops ran since the last backward
         self.used_since_backward: set[int] = set()  # ids of tensors a graph-recording op took
-        self.step = 0
+        self.step = 1  # the 1-based number of the optimizer step the recorded ops belong to
         self._inserts = 0
         # Only inside an escalated window (asked for after a NaN/Inf was seen): one fused
         # isfinite check per op result until the first op that made a non-finite value.
@@ -299,7 +299,7 @@ class Recorder(TorchFunctionMode):
                         # Recorded into a graph: these inputs are now saved or referenced by it.
                         self.forward_seen = True
                         _mark_site(out, sys._getframe(1))
-                        if (kind is _STEP_FN or kind is _BOUNDED) and self.step < ZERO_WATCH_STEPS:
+                        if (kind is _STEP_FN or kind is _BOUNDED) and self.step <= ZERO_WATCH_STEPS:
                             self._zeroing(kind, func, args, out, sys._getframe(1))
                         used = self.used_since_backward.add
                         for a in args:

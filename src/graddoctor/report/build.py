@@ -54,7 +54,8 @@ def build_report(
         layers=session.layer_rows(),
         status=status,
         exception=exception,
-        steps_observed=session.step,
+        steps_observed=session.steps_taken,
+        steps_by_optimizer=session.steps_by_name(),
         exit_status=exit_status,
     )
     if note_internal_errors:

@@ -95,8 +95,9 @@ def render_fragment(report) -> str:
     e = html.escape
     n = len(report.findings)
     summary = f"{n} finding{'s' if n != 1 else ''}"
-    if report.steps_observed is not None:
-        summary += f", {report.steps_observed} optimizer steps observed"
+    steps = report.steps_text()
+    if steps is not None:
+        summary += f", {steps} observed"
     if report.status:
         summary += f", script {report.status}"
     badges = "".join(f'<span class="{sev}">{words}</span>' for sev, words in severity_counts(report.findings))

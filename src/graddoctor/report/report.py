@@ -26,7 +26,8 @@ class Report:
     layers: list[LayerRow] | None = None
     status: str | None = None  # completed | crashed | stopped | interrupted (runs only)
     exception: dict[str, Any] | None = None
-    steps_observed: int | None = None
+    steps_observed: int | None = None  # optimizer steps of the run, all optimizers together
+    steps_by_optimizer: dict[str, int] | None = None  # each optimizer's own steps, by the user's name for it
     exit_status: int | None = None  # the user's own sys.exit code
     notes: list[str] = field(default_factory=list)  # said once, below the findings
 
@@ -65,10 +66,23 @@ class Report:
             out["status"] = self.status
             out["exception"] = self.exception
             out["steps_observed"] = self.steps_observed
+            if self.steps_by_optimizer:
+                out["steps_by_optimizer"] = dict(self.steps_by_optimizer)
         out["findings"] = [f.to_json() for f in self.findings]
         if self.command not in ("lint", "explain"):
             out["layers"] = [row.to_json() for row in (self.layers or [])]
         return out
+
+    def steps_text(self) -> str | None:
+        """What `steps_observed` counts, for the footer: "38 optimizer steps (opt_G 19, opt_D 19)"."""
+        n = self.steps_observed
+        if n is None:
+            return None
+        text = f"{n} optimizer step{'s' if n != 1 else ''}"
+        by = self.steps_by_optimizer or {}
+        if len(by) > 1:
+            text += " (" + ", ".join(f"{name} {count}" for name, count in by.items()) + ")"
+        return text
 
     def to_json(self, indent: int | None = 2) -> str:
         # allow_nan=False: a non-finite float that slipped past LayerRow is a bug to see, not invalid JSON to write.

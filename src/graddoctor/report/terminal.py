@@ -102,8 +102,9 @@ def _summary(r) -> Text:
         if i:
             text.append(", ")
         text.append(part, style=style)
-    if r.steps_observed is not None:
-        text.append(f" · {r.steps_observed} optimizer step{'s' if r.steps_observed != 1 else ''} observed", style="dim")
+    steps = r.steps_text()
+    if steps is not None:
+        text.append(f" · {steps} observed", style="dim")
     if r.status:
         ended = f"exited with code {r.exit_status}" if r.status == "completed" and r.exit_status else r.status
         text.append(f" · script {ended}", style="dim")

@@ -48,7 +48,8 @@ def run_parser() -> Parser:
     p.add_argument("-m", dest="module", metavar="MODULE", help="run a module, like python -m MODULE")
     p.add_argument("--json", metavar="FILE", help="write the report as JSON (graddoctor.report/1)")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
-    p.add_argument("--max-steps", type=positive_int, metavar="N", help="stop the script cleanly after N optimizer steps")
+    p.add_argument("--max-steps", type=positive_int, metavar="N",
+                   help="stop the script cleanly after N optimizer steps (all optimizers together)")
     p.add_argument("--fail-on", choices=FAIL_ON, default="warning", help="lowest severity that makes the exit code 1 (default: warning)")
     p.add_argument("--quiet", "-q", action="store_true", help="print no report (files are still written)")
     p.add_argument("--no-deep", action="store_true", help="skip cut provenance (cheaper, fewer lines named)")

@@ -40,6 +40,8 @@ class ManualUpdates(torch.optim.Optimizer):
     """The stand-in for the optimizer a manual loop does not have: it holds the parameters
     the loop updates and never steps itself."""
 
+    display_name = "manual updates"  # what the report counts its steps as
+
     def __init__(self, params: list[torch.Tensor], lr: float) -> None:
         # lr is NaN when the update does not show it (`p -= lr * p.grad`): rules that
         # judge the learning rate then have none to judge, rather than a wrong one.

@@ -46,11 +46,7 @@ def label_models(models: list[nn.Module], namespace: dict | None, known: dict[in
                  ) -> dict[str, nn.Module]:
     """Name each model by the script's global that holds it, else by the variable or attribute seen
     holding it in the user's frames (`known`), else by its class."""
-    names: dict[int, str] = {}
-    if namespace:
-        for key, value in list(namespace.items()):
-            if isinstance(value, nn.Module) and not key.startswith("_") and id(value) not in names:
-                names[id(value)] = key
+    names = names_in_namespace({id(m) for m in models}, namespace)
     for key, name in (known or {}).items():
         names.setdefault(key, name)
     out: dict[str, nn.Module] = {}
@@ -62,6 +58,15 @@ def label_models(models: list[nn.Module], namespace: dict | None, known: dict[in
             n += 1
         out[label] = module
     return out
+
+
+def names_in_namespace(wanted: set[int], namespace: dict | None, kind: type = nn.Module) -> dict[int, str]:
+    """Object id -> the first public global of the script (`namespace`) that holds it."""
+    names: dict[int, str] = {}
+    for key, value in list((namespace or {}).items()):
+        if isinstance(value, kind) and not key.startswith("_") and id(value) in wanted:
+            names.setdefault(id(value), key)
+    return names
 
 
 def names_in_user_frames(wanted: set[int], frames: int = 4) -> dict[int, str]:

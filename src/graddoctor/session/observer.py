@@ -22,7 +22,7 @@ class BackwardEvent:
     loss: Any  # what backward() was called on (tensors as given)
     where: Location  # the user's backward line
     index: int  # 0-based count of backward calls in this session
-    step: int  # optimizer steps taken so far
+    step: int  # 1-based number of the optimizer step this backward comes before (Session.step)
     retain_graph: bool | None = None
     create_graph: bool = False
     grad_mode: bool = True  # torch.is_grad_enabled() at the call
@@ -43,7 +43,7 @@ class BackwardEvent:
 class StepEvent:
     optimizer: torch.optim.Optimizer
     where: Location
-    step: int  # steps taken before this one (all optimizers together)
+    step: int  # 1-based number of this step in the run (all optimizers together; Session.step)
 
 
 @dataclass
@@ -53,7 +53,7 @@ class CallEvent:
     kind: str  # "zero_grad", "clip", "scheduler", "scaler"
     target: Any  # the optimizer / module / scheduler / scaler
     where: Location
-    step: int
+    step: int  # 1-based number of the optimizer step in progress or next (Session.step)
     method: str = ""  # e.g. "clip_grad_norm_", "unscale_", "step"
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)

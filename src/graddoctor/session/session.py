@@ -21,7 +21,7 @@ from torch import nn
 from graddoctor.finding import Finding
 from graddoctor.locate import Location
 from graddoctor.session import dispatch
-from graddoctor.session.models import label_models, names_in_user_frames, root_modules
+from graddoctor.session.models import label_models, names_in_namespace, names_in_user_frames, root_modules
 from graddoctor.session.observer import BackwardEvent, CallEvent, Observer, StepEvent
 from graddoctor.session.registry import OptimizerRecord, record_for, remember_creation
 
@@ -51,7 +51,8 @@ class Session:
         observers: Iterable[Observer],
         *,
         models: nn.Module | Iterable[nn.Module] | dict[str, nn.Module] | None = None,
-        optimizers: torch.optim.Optimizer | Iterable[torch.optim.Optimizer] | None = None,
+        optimizers: (torch.optim.Optimizer | Iterable[torch.optim.Optimizer] | dict[str, torch.optim.Optimizer]
+                     | None) = None,
         max_steps: int | None = None,
         namespace: dict | None = None,
         conclude: Callable[[list[Finding]], list[Finding]] | None = None,
@@ -64,10 +65,15 @@ class Session:
         self._models: dict[int, nn.Module] = {}
         self._frame_names: dict[int, str] = {}  # module id -> the user's variable/attribute that held it
         self._optimizers: list[torch.optim.Optimizer] = list(_as_list(optimizers))
+        # optimizers given by name (`watch(models, {"G": opt_G, "D": opt_D})`) keep that name
+        given = optimizers.items() if isinstance(optimizers, dict) else ()
+        self._given_names: dict[int, str] = {id(opt): str(name) for name, opt in given}
         self._stepped: set[int] = set()
         self._failed: set[int] = set()  # ids of observers that raised: never called again
         self._current_step: StepEvent | None = None
+        self.steps_taken = 0  # optimizer steps ended: every optimizer's step() and manual updates together
         self.steps_by_optimizer: dict[int, int] = {}
+        self._optimizer_names: dict[int, str] = {}  # optimizer id -> the user's variable, in order of first step
         self.backward_count = 0
         self.internal_errors: list[str] = []
         self.attached = False
@@ -111,8 +117,47 @@ class Session:
 
     @property
     def step(self) -> int:
-        """Training iterations so far: the step count of the most-stepped optimizer."""
+        """The 1-based number of the optimizer step in progress or, between steps, of the next one.
+
+        The one step numbering of every event, finding and message (SPEC section 2): the Nth
+        `step()` or manual update of the run, all optimizers counted together.
+        """
+        return self.steps_taken + 1
+
+    @property
+    def iterations(self) -> int:
+        """Steps of the most-stepped optimizer: for budgets that must not shrink when a loop
+        steps several optimizers (a GAN), never for a number shown to the user."""
         return max(self.steps_by_optimizer.values(), default=0)
+
+    def steps_by_name(self) -> dict[str, int]:
+        """Each stepped optimizer's own step count, by the user's name for it, in order of first step."""
+        return {self._optimizer_names[key]: self.steps_by_optimizer.get(key, 0) for key in self._optimizer_names}
+
+    def _name_optimizer(self, optimizer: torch.optim.Optimizer) -> None:
+        """The name given for an optimizer, else the script's global holding it at its first step
+        (`opt_G`), else its class (`Adam`, `Adam#2`).
+
+        Not the locals of a function: on Python < 3.13 reading `frame.f_locals` copies them into a
+        dict that the frame keeps, and that copy would keep the user's loss and its graph alive.
+        """
+        key = id(optimizer)
+        name = self._given_names.get(key)
+        name = name or names_in_namespace({key}, self._namespace(), torch.optim.Optimizer).get(key)
+        if name is None:
+            name = getattr(optimizer, "display_name", None) or type(optimizer).__name__
+        base, n = name, 2
+        while name in self._optimizer_names.values():
+            name = f"{base}#{n}"
+            n += 1
+        self._optimizer_names[key] = name
+
+    def _namespace(self) -> dict | None:
+        """The script's globals: given (`run`), else those of `__main__`."""
+        if self.namespace is not None:
+            return self.namespace
+        main = sys.modules.get("__main__")
+        return vars(main) if main is not None else None
 
     def optimizers(self) -> list[OptimizerRecord]:
         return record_for(self._optimizers)
@@ -120,11 +165,7 @@ class Session:
     def models(self) -> dict[str, nn.Module]:
         if self._explicit_models:
             return self._explicit_models
-        namespace = self.namespace
-        if namespace is None:
-            main = sys.modules.get("__main__")
-            namespace = vars(main) if main is not None else None
-        return label_models(list(self._models.values()), namespace, self._frame_names)
+        return label_models(list(self._models.values()), self._namespace(), self._frame_names)
 
     def watch_models(self, models: dict[str, nn.Module]) -> None:
         """Watch these models from now on (a framework wraps the user's model once training starts)."""
@@ -192,6 +233,7 @@ class Session:
             if all(o is not optimizer for o in self._optimizers):
                 self._optimizers.append(optimizer)
             self._call(None, "discover_models", self.discover_models)
+            self._call(None, "name_optimizer", lambda: self._name_optimizer(optimizer))
         event = self._current_step = StepEvent(optimizer, where, self.step)
         for observer in self._live():
             self._call(observer, "before_step", lambda: observer.before_step(event))
@@ -199,14 +241,16 @@ class Session:
     def end_step(self, optimizer: torch.optim.Optimizer) -> None:
         key = id(optimizer)
         self.steps_by_optimizer[key] = self.steps_by_optimizer.get(key, 0) + 1
+        self.steps_taken += 1
         event = self._current_step
         if event is not None and event.optimizer is optimizer:
             for observer in self._live():
                 self._call(observer, "after_step", lambda: observer.after_step(event))
-        if self.max_steps is not None and self.step >= self.max_steps:
-            raise StopRun(f"stopped after {self.step} optimizer steps (--max-steps)")
+        if self.max_steps is not None and self.steps_taken >= self.max_steps:
+            raise StopRun(f"stopped after {self.steps_taken} optimizer steps (--max-steps)")
 
     def on_call(self, event: CallEvent) -> None:
+        event.step = self.step
         for observer in self._live():
             self._call(observer, "on_call", lambda: observer.on_call(event))
 

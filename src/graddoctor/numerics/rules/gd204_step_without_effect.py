@@ -27,5 +27,5 @@ def step_without_effect(stats, track) -> list[Finding]:
     return [make(
         "GD204",
         f"The optimizer stepped {plural(track.steps, 'time')} but changed nothing: {reason}.",
-        step=0, **track.where.shown(),
+        step=track.first_step, **track.where.shown(),
     )]
