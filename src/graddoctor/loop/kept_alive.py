@@ -162,10 +162,11 @@ class KeptAlive(Observer):
         where = pile.where
         if where.file is None or (where.file, where.line) in self._lifetime_found:
             return
+        fate = _fate(pile, self.lifetimes.lag)
         self._lifetime_found[(where.file, where.line)] = make("GD207", (
             f"{pile.count} results of the loss computed at this line were alive at once, the oldest made "
-            f"{pile.age} calls earlier, and they were {_fate(pile, self.lifetimes.lag)}: they are kept (summed into a running "
-            "total, or stored) with their autograd graphs, so memory grows with every batch."), **where.shown())
+            f"{pile.age} calls earlier, and they were {fate}: they are kept (summed into a running total, "
+            "or stored) with their autograd graphs, so memory grows with every batch."), **where.shown())
 
     def before_backward(self, event: BackwardEvent) -> None:
         if self._following:

@@ -1,4 +1,4 @@
-"""MAML on sine regression: fast weights from several inner SGD steps with create_graph, the outer loss backpropagated through them."""
+"""MAML on sine regression: fast weights from inner SGD steps with create_graph; the outer loss goes through them."""
 import math
 
 import torch

@@ -1,4 +1,5 @@
-"""Actor-critic REINFORCE in the style of pytorch/examples: per-episode lists of log-probs, values and losses, summed, backpropagated once, then cleared."""
+"""Actor-critic in the style of pytorch/examples: per-episode lists of log-probs, values and losses,
+summed, backpropagated once, then cleared."""
 from collections import namedtuple
 
 import torch

@@ -1,4 +1,5 @@
-"""A small VQ-VAE: nearest-codebook quantisation with a straight-through estimator, codebook and commitment losses, dead codes restarted after each epoch.
+"""A small VQ-VAE: nearest-code quantisation, straight-through estimator, codebook and commitment losses,
+dead codes restarted after each epoch.
 
 Early on every image of a batch picks the same code (the codebook loss sees identical rows, and with the
 straight-through estimator so can the decoder), until the first restart spreads the codes.
