@@ -8,9 +8,19 @@ node: `total += loss`), and a tensor with history made in the iteration that is
 still alive `lag` steps later (outputs appended to a list). Outside the sampled
 iterations nothing is installed, so the hot path pays nothing.
 
+Both are judged by the graph's lifetime, not by how it was stored: results
+that extended an old graph are followed by a sentinel on their graph node
+(loss_lifetimes.follow) and count only when that node is still alive `lag`
+steps after the window. A metric read from the step's logits after `step()`
+(`_, pred = out.topk(1)`) extends the old graph too, but its result is
+rebound next iteration and the graph goes with it; a running total chains
+every iteration's graph onto the last and keeps them all.
+
 Between windows, loss results are followed by loop/loss_lifetimes.py: a line
 whose loss results pile up alive (an evaluation without no_grad summing
-`criterion(...)`) is caught whenever it happens, not only in a window.
+`criterion(...)`) is caught whenever it happens, not only in a window, unless
+the pile is backpropagated and released within the next optimizer step (a
+reinforcement-learning episode's losses, a MAML outer step's task losses).
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ from torch.overrides import TorchFunctionMode
 
 from graddoctor.finding import Finding
 from graddoctor.locate import Location, is_user_file
-from graddoctor.loop.loss_lifetimes import LossLifetimes
+from graddoctor.loop.loss_lifetimes import LossLifetimes, Pile, follow
 from graddoctor.lossdata import patches as loss_patches
 from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
@@ -48,7 +58,7 @@ class _Recorder(TorchFunctionMode):
         super().__init__()
         self.start_seq = start_seq
         self.loop_code = loop_code
-        self.extended: dict[tuple, list] = {}  # (file, line) -> weakrefs of results that extended an old graph
+        self.extended: dict[tuple, list] = {}  # (file, line) -> followed nodes of results that extended an old graph
         self.made: dict[tuple, list] = {}  # (file, line) -> weakrefs of tensors with history made there
         self.tracked = 0
 
@@ -79,10 +89,10 @@ class _Recorder(TorchFunctionMode):
         if where is None:
             return
         if old:
-            # kept as weak references: an op on a tensor of the iteration just stepped whose
-            # result dies at once (an accuracy `(softmax(out).argmax(1) == y).float().mean().item()`
-            # after `step()`) keeps nothing alive; a running total still holds its result later
-            self.extended.setdefault(where, []).extend(weakref.ref(t) for t in fresh)
+            # followed by their graph nodes: an op on a tensor of the iteration just stepped whose
+            # result is dropped or rebound (an accuracy after `step()`, `_, pred = out.topk(1)`)
+            # keeps nothing alive for long; a running total's node is chained into the next one
+            self.extended.setdefault(where, []).extend(follow(t.grad_fn) for t in fresh)
         if self.tracked < _MAX_TRACKED:
             refs = self.made.setdefault(where, [])
             for t in fresh:
@@ -136,22 +146,31 @@ class KeptAlive(Observer):
     def on_loss_result(self, result, frame) -> None:
         if not self._following or torch.compiler.is_compiling():  # never inside a graph being traced
             return
+        self._follow(self.lifetimes.on_result, result, frame)
+
+    def _follow(self, call, *args) -> None:
         try:
-            where = self.lifetimes.on_result(result, frame)
+            piles = call(*args)
         except Exception:  # our failure stops the following, never the user's step
             self._following = False
             self.session.internal_errors.append("kept-alive: following loss results failed")
             return
-        if where is not None and where.file is not None:
-            _, n, age = self.lifetimes.kept[-1]
-            key = (where.file, where.line)
-            if key not in self._lifetime_found:
-                self._lifetime_found[key] = make("GD207", (
-                    f"{n} results of the loss computed at this line are still alive, the oldest made "
-                    f"{age} calls ago: they are kept (summed into a running total, or stored) with their "
-                    "autograd graphs, so memory grows with every batch."), **where.shown())
+        for pile in piles:
+            self._kept_pile(pile)
+
+    def _kept_pile(self, pile: Pile) -> None:
+        where = pile.where
+        if where.file is None or (where.file, where.line) in self._lifetime_found:
+            return
+        fate = _fate(pile, self.lifetimes.lag)
+        self._lifetime_found[(where.file, where.line)] = make("GD207", (
+            f"{pile.count} results of the loss computed at this line were alive at once, the oldest made "
+            f"{pile.age} calls earlier, and they were {fate}: they are kept (summed into a running total, "
+            "or stored) with their autograd graphs, so memory grows with every batch."), **where.shown())
 
     def before_backward(self, event: BackwardEvent) -> None:
+        if self._following:
+            self._follow(self.lifetimes.on_backward)
         if self._loop_code is None:
             frame = sys._getframe(0)
             while frame is not None:
@@ -169,6 +188,8 @@ class KeptAlive(Observer):
             return
         self.cycles += 1
         step = self.cycles
+        if self._following:
+            self._follow(self.lifetimes.on_step)
         if self._recorder is not None:
             if step > self._opened_at:
                 self._close(step)
@@ -200,11 +221,11 @@ class KeptAlive(Observer):
             _remove_mode(recorder)
         finally:
             self._closed = (step, recorder)
-            for where, refs in recorder.extended.items():
-                if any(r() is not None for r in refs):
-                    self._report(where, None)
 
     def _judge(self, recorder: _Recorder, steps_later: int) -> None:
+        for where, refs in recorder.extended.items():
+            if any(r() is not None for r in refs):
+                self._report(where, None)
         for where, refs in recorder.made.items():
             alive = sum(1 for r in refs if r() is not None)
             if alive:
@@ -227,6 +248,8 @@ class KeptAlive(Observer):
 
     def stop(self) -> None:
         loss_patches.unlisten(self)
+        if self._following:
+            self._follow(self.lifetimes.settle, True)
         if self._recorder is not None:
             recorder, self._recorder = self._recorder, None
             _remove_mode(recorder)
@@ -240,6 +263,12 @@ class KeptAlive(Observer):
             if not any(f == file and 0 <= n - line <= _NEAR for f, n in self._found):
                 out.append(found)
         return out
+
+
+def _fate(pile: Pile, lag: int) -> str:
+    if pile.consumed_at is None:
+        return "never backpropagated"
+    return f"still alive {lag} optimizer steps after the backward that used them"
 
 
 def _remove_mode(mode: TorchFunctionMode) -> None:

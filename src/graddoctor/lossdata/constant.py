@@ -3,11 +3,18 @@
 Measured per checked call: the largest difference between any row of the
 loss input and its first row. Only exactly 0 counts (a generator whose output
 is merely similar early on is not constant). After enough consecutive
-constant checks, one forward pass is probed with a global forward hook: it
-finds the first layer whose output is constant (the related line) and the
-user line that called the model (the location), and confirms that the
-model's input itself was not constant. The hook is removed at the next loss
-call, and at `stop()` in any case.
+constant checks, one forward pass is probed with a global forward hook. A
+constant value at the loss is evidence only when some layer of the model
+makes its output independent of its input: the probe finds the first module
+(in the order modules finish) whose output is constant, and reports when that
+module's input did vary (a dead ReLU, a normalisation over one value; the
+related line) and the model's own input was not constant. When the first
+constant output came from a module whose input was already constant, up to
+rounding, or not floating point, the output does depend on the input through a
+discrete choice: a VQ-VAE batch whose vectors all picked one code (the
+embedding lookup is constant, and the straight-through `x + (q - x).detach()`
+equals `q` up to rounding) is no evidence, and nothing is said. The hook is
+removed at the next loss call, and at `stop()` in any case.
 """
 
 from __future__ import annotations
@@ -80,8 +87,8 @@ class ConstantOutput:
         where, related = last.where, []
         layer = None
         if probe is not None:
-            if probe.input_constant:
-                return  # the batch itself had identical rows: nothing to blame on the model
+            if probe.input_constant or not probe.collapsed:
+                return  # identical rows in the batch itself, or no layer that ignores its input
             if probe.called_at is not None and probe.called_at.file:
                 where = probe.called_at
                 related.append(Related(last.where.shown()["file"], last.where.line, "the loss that gets the output"))
@@ -102,7 +109,7 @@ class ConstantOutput:
 
 
 class _Probe:
-    """One forward pass watched by a global forward hook (removed by `remove()`)."""
+    """One forward pass watched by global forward hooks (removed by `remove()`)."""
 
     _graddoctor_hidden_when_compiled = True  # session/compiled.py takes the hook off around compiled code
 
@@ -110,8 +117,9 @@ class _Probe:
         self.seen = False
         self.called_at: Location | None = None
         self.input_constant = False
+        self.collapsed = False  # a module whose input varied gave the same output for every sample
         self.first_constant: tuple[str, Location | None] | None = None
-        self._spreads: list[tuple[nn.Module, torch.Tensor]] = []
+        self._spreads: list[tuple[nn.Module, list[torch.Tensor], float]] = []
         self._names: dict[int, str] = {}
         self._owners: dict[int, tuple[nn.Module, str]] = {}
         roots = session.models().values() if session is not None else []
@@ -122,10 +130,24 @@ class _Probe:
                     if child is not None:
                         self._owners.setdefault(id(child), (module, attr))
         self._roots = {id(r) for r in roots}
-        self._handle = nn.modules.module.register_module_forward_hook(self._hook)
+        self._handles = [nn.modules.module.register_module_forward_pre_hook(self._pre),
+                         nn.modules.module.register_module_forward_hook(self._hook)]
+
+    def _pre(self, module: nn.Module, args) -> None:
+        if id(module) in self._roots and not self.seen:
+            self._spreads = []  # the tail of a forward pass already under way when the probe began
 
     def _hook(self, module: nn.Module, args, output) -> None:
         try:
+            if id(module) not in self._names:
+                return
+            out = _measurable(output)
+            if out is not None:
+                inp = _measurable(args)
+                rows = [patches.row_view(out)] + ([patches.row_view(inp)] if inp is not None else [])
+                noise = 64 * torch.finfo(out.dtype).eps  # a few roundings of the output's dtype
+                values = [v for r in rows for v in ((r - r[:1]).abs().amax(), r.abs().amax())]
+                self._spreads.append((module, values, noise))
             if id(module) in self._roots:
                 self.seen = True
                 self.called_at = user_location(sys._getframe(1))
@@ -134,20 +156,23 @@ class _Probe:
                     rows = patches.row_view(first)
                     self.input_constant = bool((rows == rows[:1]).all())
                 self._finish()
-            elif isinstance(output, torch.Tensor) and id(module) in self._names and output.dim() > 0 \
-                    and output.shape[0] >= 2 and output.is_floating_point():
-                rows = patches.row_view(output)
-                self._spreads.append((module, (rows - rows[:1]).abs().amax()))
         except Exception:  # a module output we cannot measure: the probe says less, the user's step goes on
             pass
 
     def _finish(self) -> None:
         if not self._spreads:
             return
-        values = torch.stack([s.float() for _, s in self._spreads]).tolist()
-        for (module, _), spread in zip(self._spreads, values):
-            if spread == 0.0:
-                self.first_constant = (self._names[id(module)], self._defined_at(module))
+        values = torch.stack([v.float() for _, vs, _ in self._spreads for v in vs]).tolist()
+        at = 0
+        for module, vs, noise in self._spreads:
+            spread, scale = values[at:at + 2]
+            varied = len(vs) == 4 and values[at + 2] > noise * values[at + 3]
+            at += len(vs)
+            if spread <= noise * scale:
+                # the first constant output: evidence only when this module's own input varied
+                self.collapsed = varied
+                if varied and id(module) not in self._roots:
+                    self.first_constant = (self._names[id(module)], self._defined_at(module))
                 break
         self._spreads = []
 
@@ -162,8 +187,20 @@ class _Probe:
         return attribute_line(parent, attr)
 
     def remove(self) -> None:
-        self._handle.remove()
+        for handle in self._handles:
+            handle.remove()
         self._spreads = []
+
+
+def _measurable(value) -> torch.Tensor | None:
+    """The first floating tensor with a batch of 2 or more in a module's input or output."""
+    if isinstance(value, torch.Tensor):
+        ok = value.dim() > 0 and value.shape[0] >= 2 and value.is_floating_point()
+        return value if ok else None
+    if not isinstance(value, (tuple, list, dict)):
+        return None
+    items = value.values() if isinstance(value, dict) else value
+    return next((t for t in map(_measurable, items) if t is not None), None)
 
 
 def attribute_line(owner: nn.Module, attr: str) -> Location | None:

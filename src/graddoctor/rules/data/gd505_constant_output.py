@@ -25,6 +25,12 @@ A model that gives every sample the same answer can at best learn the average ta
 3
 
 ```
+
+## When it warns
+Every row of a loss's input is exactly the same on 8 consecutive checks spanning at least 15 calls of the loss, and one probed forward pass shows a layer that ignores its input: the first module whose output is the same for every sample had an input that varied by more than rounding (a dead ReLU, a normalisation over one value). The model's own input must vary. The finding names the line that called the model and that layer.
+
+## Correct code it stays silent on
+Identical rows that come from a discrete choice, not from a layer: a VQ-VAE batch whose vectors all picked one code (its codebook loss sees the same embedding row for every sample, and the straight-through output `x + (q - x).detach()` equals `q` up to rounding while its gradient still reaches the encoder); a batch whose inputs are themselves identical; a generator whose outputs are similar but not equal early in training.
 """
 
 from graddoctor.finding import Severity
