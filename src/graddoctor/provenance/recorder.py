@@ -20,6 +20,7 @@ records.py and what they mean to the user in explaining.py.
 
 from __future__ import annotations
 
+import os
 import sys
 import weakref
 from collections import deque
@@ -53,9 +54,15 @@ _is_compiling = torch.compiler.is_compiling
 
 # What an op is, decided once per function object.
 (_PLAIN, _INPLACE, _NUMBER, _DETACH, _DATA_GET, _DATA_SET, _SET_GRAD, _FACTORY, _ATTRIBUTE, _STEP_FN, _BOUNDED,
- _REQUIRES_GRAD) = range(12)
+ _REQUIRES_GRAD, _SHAPE_ONLY) = range(13)
 _NUMBER_OPS = {"item", "tolist", "numpy", "__float__", "__int__", "__index__"}
 _FACTORIES = {"tensor", "as_tensor", "asarray", "from_numpy", "Tensor"}
+# Take only the shape, dtype and device of their tensor argument, never its values: a result
+# that does not require grad cuts no path (`weight.new_zeros(...)` for an RNN's first state).
+_SHAPE_ONLY_OPS = {"new_zeros", "new_ones", "new_empty", "new_full", "new_empty_strided", "zeros_like",
+                   "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like"}
+# Uninitialised memory holds whatever was there: a NaN in it is no op's doing (SPEC section 5).
+_UNINITIALISED = {"empty", "new_empty", "empty_like", "empty_strided", "new_empty_strided"}
 _INPLACE_DUNDERS = {"__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
                     "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__"}
 _NOT_INPLACE = {"requires_grad_", "retain_grad_", "share_memory_", "detach_", "record_stream_", "_fix_weakref"}
@@ -84,6 +91,8 @@ def _classify(func) -> int:
         return _DETACH
     if name in _FACTORIES:
         return _FACTORY
+    if name in _SHAPE_ONLY_OPS:
+        return _SHAPE_ONLY
     if name in _INPLACE_DUNDERS or (name.endswith("_") and not name.endswith("__") and name not in _NOT_INPLACE):
         return _INPLACE
     if name in _STEP_FUNCTIONS:
@@ -158,6 +167,27 @@ def _first_non_finite(tensors) -> str | None:
     return None
 
 
+def _outside_training_pass(frame) -> bool:
+    """Whether an op runs while parameters are built or initialised, or inside an optimizer.
+
+    Those values are not the forward pass or the loss: a NaN there is not the user's op
+    making one (and a module's constructor fills what `empty` left before anyone reads it).
+    """
+    from torch import nn
+
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if filename.startswith(_NOT_TRAINING_DIRS) or filename == _INIT_FILE:
+            return True
+        if frame.f_code.co_name == "__init__" and isinstance(frame.f_locals.get("self"), nn.Module):
+            return True
+        frame = frame.f_back
+    return False
+
+
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
+_NOT_TRAINING_DIRS = (os.path.join(_TORCH_DIR, "optim") + os.sep,)
+_INIT_FILE = os.path.join(_TORCH_DIR, "nn", "init.py")
 _MAX_WALKS_PER_SITE = 3
 # Zeroing ops are looked for on the first optimizer steps only: GD111 needs a gradient that
 # is zero on every step, so those steps show its cause, and later steps pay nothing.
@@ -212,7 +242,7 @@ class Recorder(TorchFunctionMode):
             kind = _KINDS[func] = _classify(func)
         if kwargs is None:
             kwargs = {}
-        if kind is _ATTRIBUTE:
+        if kind is _ATTRIBUTE or kind is _SHAPE_ONLY:
             return func(*args, **kwargs)
         if kind is _SET_GRAD:
             before = _is_grad_enabled()
@@ -338,8 +368,10 @@ class Recorder(TorchFunctionMode):
     # --- where a NaN/Inf is made (escalated windows only) ---------------------------------------
 
     def _check_finite(self, func, args, kwargs, out, frame) -> None:
+        if getattr(func, "__name__", "") in _UNINITIALISED:
+            return
         bad = _first_non_finite(out if type(out) in (tuple, list) else (out,))
-        if bad is None:
+        if bad is None or _outside_training_pass(frame):
             return
         self.nan_watch = False  # one answer per window: what follows the first hit only inherits it
         chain = user_chain(frame)

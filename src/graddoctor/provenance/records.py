@@ -40,6 +40,11 @@ class Cut:
     # runs, and stops at that new leaf.
     revived: Location | None = None
     frozen_ids: set[int] = field(default_factory=set)  # FROZEN: the parameters it froze
+    # The parameters of the optimizers stepped after a backward of a loss this cut reached: what
+    # that loss trains. A cut whose loss trains other parameters (a GAN's discriminator step, a
+    # target network) is needed there, and is not why these parameters got no gradient.
+    trained_ids: set[int] = field(default_factory=set)
+    backward: Location | None = None  # the first backward() of a loss the cut reached
     subject: str = ""  # FROZEN: what was frozen ("Net", "fc1.weight and 3 more")
     model_label: str = ""  # FROZEN: the user's name of the model frozen whole ("model", "net")
 
