@@ -20,6 +20,7 @@ records.py and what they mean to the user in explaining.py.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import weakref
@@ -30,6 +31,7 @@ from torch.overrides import TorchFunctionMode
 
 from graddoctor.graph.walk import trace
 from graddoctor.locate import Location, is_user_file
+from graddoctor.provenance import rnn_steps
 from graddoctor.provenance.frames import Region, body_location, find_region, user_chain
 from graddoctor.provenance.records import (
     DATA,
@@ -54,7 +56,7 @@ _is_compiling = torch.compiler.is_compiling
 
 # What an op is, decided once per function object.
 (_PLAIN, _INPLACE, _NUMBER, _DETACH, _DATA_GET, _DATA_SET, _SET_GRAD, _FACTORY, _ATTRIBUTE, _STEP_FN, _BOUNDED,
- _REQUIRES_GRAD, _SHAPE_ONLY) = range(13)
+ _REQUIRES_GRAD, _SHAPE_ONLY, _RNN, _SELECT) = range(15)
 _NUMBER_OPS = {"item", "tolist", "numpy", "__float__", "__int__", "__index__"}
 _FACTORIES = {"tensor", "as_tensor", "asarray", "from_numpy", "Tensor"}
 # Take only the shape, dtype and device of their tensor argument, never its values: a result
@@ -93,6 +95,10 @@ def _classify(func) -> int:
         return _FACTORY
     if name in _SHAPE_ONLY_OPS:
         return _SHAPE_ONLY
+    if name in rnn_steps.RNN_OPS:
+        return _RNN
+    if name in rnn_steps.SELECT_OPS:
+        return _SELECT
     if name in _INPLACE_DUNDERS or (name.endswith("_") and not name.endswith("__") and name not in _NOT_INPLACE):
         return _INPLACE
     if name in _STEP_FUNCTIONS:
@@ -208,6 +214,7 @@ class Recorder(TorchFunctionMode):
         super().__init__()
         self.cuts: list[Cut] = []
         self.zeroing: dict[tuple, ZeroingOp] = {}  # by site: ops that gave a zero local gradient
+        self._rnn_outputs: dict[int, rnn_steps.Output] = {}  # bidirectional RNN outputs, by id
         self._sites: dict[tuple, Cut] = {}
         self._taint: dict[int, tuple[weakref.ref, frozenset]] = {}
         self._numbers: dict[int, tuple[object, frozenset]] = {}
@@ -268,6 +275,8 @@ class Recorder(TorchFunctionMode):
         region = self._region
         if not grad_on and region is not None and not region.user and not _is_inference():
             return out  # torch's own no-grad work (an optimizer step): nothing of the user's is cut
+        if kind is _RNN and grad_on and self.step < ZERO_WATCH_STEPS:
+            self._rnn_output(func, args, out)
         if self.nan_watch:
             try:
                 self._check_finite(func, args, kwargs, out, sys._getframe(1))
@@ -331,6 +340,8 @@ class Recorder(TorchFunctionMode):
                         _mark_site(out, sys._getframe(1))
                         if (kind is _STEP_FN or kind is _BOUNDED) and self.step < ZERO_WATCH_STEPS:
                             self._zeroing(kind, func, args, out, sys._getframe(1))
+                        elif kind is _SELECT and self._rnn_outputs and self.step < ZERO_WATCH_STEPS:
+                            self._selected(func, args, sys._getframe(1))
                         used = self.used_since_backward.add
                         for a in args:
                             if isinstance(a, Tensor) and a.requires_grad:
@@ -373,10 +384,13 @@ class Recorder(TorchFunctionMode):
         bad = _first_non_finite(out if type(out) in (tuple, list) else (out,))
         if bad is None or _outside_training_pass(frame):
             return
+        values = [t for group in (args, kwargs.values()) for a in group
+                  for t in (a if type(a) in (list, tuple) else (a,))]
+        if any(type(v) is float and not math.isfinite(v) for v in values):
+            return  # asked for by value (`masked_fill(mask, float("-inf"))` in attention): no accident
         self.nan_watch = False  # one answer per window: what follows the first hit only inherits it
         chain = user_chain(frame)
-        inputs = [t for group in (args, kwargs.values()) for a in group
-                  for t in (a if type(a) in (list, tuple) else (a,)) if isinstance(t, Tensor)]
+        inputs = [t for t in values if isinstance(t, Tensor)]
         if _first_non_finite(inputs) is not None:
             # The values came in non-finite (weights an earlier NaN step already wrote, or the
             # data): this op did not make them, and no op of this forward pass did.
@@ -587,6 +601,31 @@ class Recorder(TorchFunctionMode):
         record.count += 1
         if record.count <= _MAX_WALKS_PER_SITE and x.requires_grad:
             record.param_ids |= {id(x)} if x.grad_fn is None else trace(x).leaf_ids
+
+    def _rnn_output(self, func, args, out) -> None:
+        entry = rnn_steps.note_output(getattr(func, "__name__", ""), args, out)
+        if entry is not None:
+            if len(self._rnn_outputs) >= 64:
+                self._rnn_outputs = {k: v for k, v in self._rnn_outputs.items() if v.ref() is not None}
+            self._rnn_outputs[id(entry.ref())] = entry
+
+    def _selected(self, func, args, frame) -> None:
+        """One time step of a bidirectional RNN's output was taken (GD111's cause when it starves a weight)."""
+        entry = self._rnn_outputs.get(id(args[0])) if args else None
+        if entry is None or entry.ref() is not args[0]:
+            return
+        found = rnn_steps.selection(entry, getattr(func, "__name__", ""), args)
+        chain = user_chain(frame) if found is not None else []
+        if not chain:
+            return
+        weight, why, fix = found
+        key = ("time step", chain[0].file, chain[0].line, weight)
+        record = self.zeroing.get(key)
+        if record is None and len(self.zeroing) < 256:
+            record = self.zeroing[key] = ZeroingOp("indexing", chain[0], chain, saturated=False, param_ids={weight},
+                                                   why=why, fix=fix)
+        if record is not None:
+            record.count += 1
 
     # --- grad mode ----------------------------------------------------------------------------
 

@@ -179,8 +179,12 @@ class ZeroingOp:
     saturated: bool  # a bound hit by every element (clamp, dead ReLU), not a step function
     param_ids: set[int] = field(default_factory=set)  # leaves that fed its input
     count: int = 0
+    why: str = ""  # how it zeroes them, when not by its derivative ("{where}" stands for its line)
+    fix: str = ""  # the fix, when not GD111's for step functions and bounds
 
     def describe(self) -> str:
+        if self.why:
+            return self.why.format(where=self.location)
         if self.saturated:
             return f"`{self.op}` at {self.location} had every element at its bound (its gradient is 0 there)"
         return f"`{self.op}` at {self.location} is a step function (its gradient is 0 everywhere)"
