@@ -1,7 +1,8 @@
 """Where in the user's code: find the user's frame, and print paths as they know them.
 
 A frame is the user's when its file is neither torch, the standard library,
-an installed package, nor graddoctor itself. Scripts passed to `graddoctor run`
+an installed package, a framework imported from a checkout (accelerate,
+transformers, lightning...), nor graddoctor itself. Scripts passed to `graddoctor run`
 are always the user's, even when they live inside a virtual environment.
 """
 
@@ -67,8 +68,32 @@ def _judge(filename: str) -> bool:
         return False
     if any(real.startswith(d + os.sep) for d in _LIBRARY_DIRS):
         return False
+    if any(real.startswith(d) for d in _framework_dirs()):
+        return False
     # Paths from someone else's machine (a pasted traceback) are judged by their shape.
     return _FOREIGN_LIBRARY.search(filename.replace("\\", "/")) is None
+
+
+# Frameworks that call torch on the user's behalf. Imported from a checkout (PYTHONPATH=src,
+# `pip install -e`) they live outside site-packages, yet their frames are never the user's line.
+_FRAMEWORKS = ("torch", "accelerate", "transformers", "lightning", "pytorch_lightning", "lightning_fabric",
+               "lightning_utilities", "torchmetrics", "deepspeed", "peft", "functorch", "triton")
+_framework_found: dict[str, tuple[str, ...]] = {}
+
+
+def _framework_dirs() -> list[str]:
+    """The package directories (with a trailing separator) of the frameworks imported so far."""
+    out: list[str] = []
+    for name in _FRAMEWORKS:
+        dirs = _framework_found.get(name)
+        if dirs is None:
+            module = sys.modules.get(name)
+            if module is None:
+                continue
+            dirs = _framework_found[name] = tuple(
+                os.path.realpath(p) + os.sep for p in getattr(module, "__path__", None) or ())
+        out.extend(dirs)
+    return out
 
 
 def name_files(namer: Callable[[str], str | None]) -> None:

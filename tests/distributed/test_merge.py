@@ -69,6 +69,14 @@ def test_identical_fingerprints_are_silent_and_the_first_difference_is_gd402():
     }
     finding = replicas_diverged(apart)
     assert (finding.code, finding.step, finding.subjects, finding.line) == ("GD402", 2, ["w"], 12)
+    assert finding.message.startswith("After optimizer step 2, w (1 parameter) differs between rank 0 and rank 1: ")
+
+
+def test_gd402_names_the_ranks_that_differ_in_plain_words():
+    prints = {0: {"w": 5, "b": 7}, 1: {"w": 5, "b": 7}, 2: {"w": 6, "b": 7}, 3: {"w": 5, "b": 9}}
+    answers = {r: result(r, samples=[sample(1, p)]) for r, p in prints.items()}
+    finding = replicas_diverged(answers)
+    assert "w and b (2 parameters) differ between rank 0 and ranks 2 and 3: the replicas" in finding.message
 
 
 def test_fingerprint_is_exact_for_equal_bits_and_sees_a_one_bit_change():

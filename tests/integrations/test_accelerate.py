@@ -75,3 +75,82 @@ def test_accelerate_launch_two_processes_prints_one_merged_report(tmp_path, bug)
         assert proc.returncode != 0
         assert f"error GD401 ddp-unused-parameters  train.py:{line_of('accelerator.backward(loss)')}:5" in out
         assert "aux.weight and aux.bias" in out
+
+
+# Accelerate imported from a checkout (PYTHONPATH=src, `pip install -e`) lies outside
+# site-packages; its frames are still never the user's line (SPEC section 5).
+CLIP_AFTER_STEP = PROGRAM.replace(
+    "    optimizer.step()\n",
+    "    optimizer.step()\n    accelerator.clip_grad_norm_(model.parameters(), 1.0)\n")
+
+
+def accelerate_checkout(tmp_path) -> str:
+    """A copy of the installed accelerate laid out as a checkout's `src/`, for PYTHONPATH."""
+    import accelerate
+
+    src = tmp_path / "accelerate-checkout" / "src"
+    shutil.copytree(Path(accelerate.__file__).parent, src / "accelerate", ignore=shutil.ignore_patterns("__pycache__"))
+    return str(src)
+
+
+def run_with_accelerate_from(tmp_path, checkout: bool, *args: str):
+    import json
+
+    path = [accelerate_checkout(tmp_path)] if checkout else []
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path + [str(ROOT / "src")]), NO_COLOR="1", COLUMNS="100")
+    proc = subprocess.run([sys.executable, "-m", "graddoctor", *args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    report = tmp_path / "report.json"
+    return proc, json.loads(report.read_text()) if report.exists() else None
+
+
+@pytest.mark.parametrize("checkout", [False, True], ids=["site-packages", "checkout"])
+def test_clip_after_step_through_accelerator_is_gd206_at_the_users_clip_line(tmp_path, checkout):
+    (tmp_path / "train.py").write_text(CLIP_AFTER_STEP)
+    proc, report = run_with_accelerate_from(tmp_path, checkout, "run", "--json", "report.json", "train.py", "none")
+    assert report is not None, proc.stderr
+    clip = next(n for n, line in enumerate(CLIP_AFTER_STEP.splitlines(), 1) if "clip_grad_norm_" in line)
+    assert [(f["code"], f["file"], f["line"]) for f in report["findings"]] == [("GD206", "train.py", clip)]
+    assert "accelerate" not in "".join(str(r) for f in report["findings"] for r in f["related"])
+
+
+def test_step_line_under_accelerate_from_a_checkout_is_the_users(tmp_path):
+    # GD201 sits at the step event's line, the same place GD402's samples record.
+    (tmp_path / "train.py").write_text(PROGRAM)
+    proc, report = run_with_accelerate_from(tmp_path, True, "run", "--json", "report.json", "train.py", "no_zero_grad")
+    assert report is not None, proc.stderr
+    assert found_in(report) == [("GD201", [], "train.py", line_of("optimizer.step()"))]
+
+
+_LOCATE_STEP = """
+import sys
+import torch
+import accelerate
+from accelerate import Accelerator
+from graddoctor.locate import user_location
+
+assert "accelerate-checkout" in accelerate.__file__, accelerate.__file__
+model = torch.nn.Linear(2, 1)
+optimizer = Accelerator(cpu=True).prepare(torch.optim.SGD(model.parameters(), lr=0.1))
+seen = []
+# Located from the hook's caller (torch's optimizer.py) outwards, as graddoctor's step patch does.
+optimizer.optimizer.register_step_pre_hook(lambda *_: seen.append(user_location(sys._getframe(1))))
+model(torch.ones(1, 2)).sum().backward()
+optimizer.step()  # the user's line
+print(seen[0].file, seen[0].line)
+"""
+
+
+def test_located_frame_skips_accelerates_optimizer_py_from_a_checkout(tmp_path):
+    (tmp_path / "locate_step.py").write_text(_LOCATE_STEP)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([accelerate_checkout(tmp_path), str(ROOT / "src")]))
+    proc = subprocess.run([sys.executable, "locate_step.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    file, line = proc.stdout.split()
+    expected = next(n for n, text in enumerate(_LOCATE_STEP.splitlines(), 1) if "# the user's line" in text)
+    assert (Path(file).name, int(line)) == ("locate_step.py", expected)
+
+
+def found_in(report) -> list[tuple]:
+    return [(f["code"], f["subjects"], f["file"], f["line"]) for f in report["findings"]]

@@ -53,13 +53,13 @@ for _ in range(3):
 
 def test_no_grad_inside_another_modules_forward_points_at_that_line(run_script):
     ran = run_script({"model.py": MODEL, "train.py": TRAIN})
-    found = ran.only("GD104")
-    assert (found.file, found.line) == ("model.py", line_of(MODEL, "feats = self.encoder(x)"))
+    found = ran.only("GD110")  # grad mode off: GD110 at the line that turned it off, not GD104
+    assert (found.file, found.line) == ("model.py", line_of(MODEL, "with torch.no_grad()"))
     assert found.subjects == ["encoder.proj.weight", "encoder.proj.bias"]
     notes = {(r.file, r.line): r.note for r in found.related}
-    assert "torch.no_grad()" in notes[("model.py", line_of(MODEL, "with torch.no_grad()"))]
+    assert notes[("model.py", line_of(MODEL, "feats = self.encoder(x)"))] == "computed without gradient recording here"
     assert ("train.py", line_of(TRAIN, "loss = model(")) in notes  # the chain leads to the cut
-    assert "GD110" not in ran.codes() and "GD102" not in ran.codes()
+    assert "GD104" not in ran.codes() and "GD102" not in ran.codes()
 
 
 def test_oracle_cut_parameters_really_have_no_grad(tmp_path, run_script):
@@ -68,7 +68,7 @@ def test_oracle_cut_parameters_really_have_no_grad(tmp_path, run_script):
     import json
 
     grad_is_none = json.loads((tmp_path / "grads.json").read_text())
-    found = ran.only("GD104")
+    found = ran.only("GD110")
     assert found.subjects and all(grad_is_none[name] for name in found.subjects)
     assert not any(grad_is_none[name] for name in grad_is_none if name not in found.subjects)
 

@@ -199,8 +199,8 @@ def replicas_diverged(answers: dict[int, RankResult]) -> Finding | None:
             ranks = sorted({r for rs in differing.values() for r in rs})
             return make(
                 "GD402",
-                f"After optimizer step {step}, {name_list(names)} ({plural(len(names), 'parameter')}) differ "
-                f"between rank 0 and {plural(len(ranks), 'rank')} ({', '.join(map(str, ranks))}): the replicas "
+                f"After optimizer step {step}, {name_list(names)} ({plural(len(names), 'parameter')}) "
+                f"{'differs' if len(names) == 1 else 'differ'} between rank 0 and {_ranks(ranks)}: the replicas "
                 "are no longer the same model, so each rank trains its own copy on averaged gradients.",
                 subjects=names,
                 step=step,
@@ -208,3 +208,8 @@ def replicas_diverged(answers: dict[int, RankResult]) -> Finding | None:
                 line=base.get("line"),
             )
     return None
+
+
+def _ranks(ranks: list[int]) -> str:
+    """"rank 1", "ranks 1 and 3", "ranks 1, 2, 3 and 4 more"."""
+    return f"rank {ranks[0]}" if len(ranks) == 1 else "ranks " + name_list([str(r) for r in ranks])

@@ -49,6 +49,8 @@ class ProvenanceObserver(ExplainsErrors, Observer):
         self._active = False
         self._suspended = False  # popped for the length of an optimizer step
         self._loss_cuts: dict[int, Cut] = {}  # cuts whose output reached an observed loss
+        self._unstepped: set[int] = set()  # cuts of the losses backpropagated since the last step
+        self._stepped = False
         self._found: list[Finding] = []
         self._last_backward: BackwardEvent | None = None
         self.escalation: str | None = None  # None, "pending", "open" or "done": once per session
@@ -187,9 +189,13 @@ class ProvenanceObserver(ExplainsErrors, Observer):
         self._resume()  # an optimizer step that raised never reached after_step
         recorder = self.recorder
         losses = _loss_tensors(event.loss)
+        if self._stepped:  # a new round of backward passes (several when gradients accumulate)
+            self._unstepped, self._stepped = set(), False
         for loss in losses:
             for cut_id in recorder.taint_of(loss):
-                self._loss_cuts.setdefault(cut_id, recorder.cuts[cut_id])
+                cut = self._loss_cuts.setdefault(cut_id, recorder.cuts[cut_id])
+                cut.backward = cut.backward or event.where
+                self._unstepped.add(cut_id)
         carried.tag_named_tensors(event.index, event.where)
         self._check_data_writes(losses, event)
         recorder.forward_seen = False
@@ -203,9 +209,14 @@ class ProvenanceObserver(ExplainsErrors, Observer):
             self.recorder.__exit__(None, None, None)
             self._suspended = True
         if self._active:
+            params = [p for group in event.optimizer.param_groups for p in group["params"]]
+            trained = {id(p) for p in params}
+            for cut_id in self._unstepped:
+                self.recorder.cuts[cut_id].trained_ids |= trained
+            self._stepped = True
             # The step edits the parameters in place: GD108 names it when a graph built before
             # it saved one of them (a GAN stepping opt_D before G_loss.backward()).
-            self._versions = [(p, p._version) for group in event.optimizer.param_groups for p in group["params"]]
+            self._versions = [(p, p._version) for p in params]
 
     def after_step(self, event: StepEvent) -> None:
         self.recorder.step = self.session.step

@@ -20,6 +20,8 @@ records.py and what they mean to the user in explaining.py.
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 import weakref
 from collections import deque
@@ -29,6 +31,7 @@ from torch.overrides import TorchFunctionMode
 
 from graddoctor.graph.walk import trace
 from graddoctor.locate import Location, is_user_file
+from graddoctor.provenance import rnn_steps
 from graddoctor.provenance.frames import Region, body_location, find_region, user_chain
 from graddoctor.provenance.records import (
     DATA,
@@ -53,9 +56,15 @@ _is_compiling = torch.compiler.is_compiling
 
 # What an op is, decided once per function object.
 (_PLAIN, _INPLACE, _NUMBER, _DETACH, _DATA_GET, _DATA_SET, _SET_GRAD, _FACTORY, _ATTRIBUTE, _STEP_FN, _BOUNDED,
- _REQUIRES_GRAD) = range(12)
+ _REQUIRES_GRAD, _SHAPE_ONLY, _RNN, _SELECT) = range(15)
 _NUMBER_OPS = {"item", "tolist", "numpy", "__float__", "__int__", "__index__"}
 _FACTORIES = {"tensor", "as_tensor", "asarray", "from_numpy", "Tensor"}
+# Take only the shape, dtype and device of their tensor argument, never its values: a result
+# that does not require grad cuts no path (`weight.new_zeros(...)` for an RNN's first state).
+_SHAPE_ONLY_OPS = {"new_zeros", "new_ones", "new_empty", "new_full", "new_empty_strided", "zeros_like",
+                   "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like"}
+# Uninitialised memory holds whatever was there: a NaN in it is no op's doing (SPEC section 5).
+_UNINITIALISED = {"empty", "new_empty", "empty_like", "empty_strided", "new_empty_strided"}
 _INPLACE_DUNDERS = {"__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
                     "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__"}
 _NOT_INPLACE = {"requires_grad_", "retain_grad_", "share_memory_", "detach_", "record_stream_", "_fix_weakref"}
@@ -84,6 +93,12 @@ def _classify(func) -> int:
         return _DETACH
     if name in _FACTORIES:
         return _FACTORY
+    if name in _SHAPE_ONLY_OPS:
+        return _SHAPE_ONLY
+    if name in rnn_steps.RNN_OPS:
+        return _RNN
+    if name in rnn_steps.SELECT_OPS:
+        return _SELECT
     if name in _INPLACE_DUNDERS or (name.endswith("_") and not name.endswith("__") and name not in _NOT_INPLACE):
         return _INPLACE
     if name in _STEP_FUNCTIONS:
@@ -158,6 +173,27 @@ def _first_non_finite(tensors) -> str | None:
     return None
 
 
+def _outside_training_pass(frame) -> bool:
+    """Whether an op runs while parameters are built or initialised, or inside an optimizer.
+
+    Those values are not the forward pass or the loss: a NaN there is not the user's op
+    making one (and a module's constructor fills what `empty` left before anyone reads it).
+    """
+    from torch import nn
+
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if filename.startswith(_NOT_TRAINING_DIRS) or filename == _INIT_FILE:
+            return True
+        if frame.f_code.co_name == "__init__" and isinstance(frame.f_locals.get("self"), nn.Module):
+            return True
+        frame = frame.f_back
+    return False
+
+
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
+_NOT_TRAINING_DIRS = (os.path.join(_TORCH_DIR, "optim") + os.sep,)
+_INIT_FILE = os.path.join(_TORCH_DIR, "nn", "init.py")
 _MAX_WALKS_PER_SITE = 3
 # Zeroing ops are looked for on the first optimizer steps only: GD111 needs a gradient that
 # is zero on every step, so those steps show its cause, and later steps pay nothing.
@@ -178,6 +214,7 @@ class Recorder(TorchFunctionMode):
         super().__init__()
         self.cuts: list[Cut] = []
         self.zeroing: dict[tuple, ZeroingOp] = {}  # by site: ops that gave a zero local gradient
+        self._rnn_outputs: dict[int, rnn_steps.Output] = {}  # bidirectional RNN outputs, by id
         self._sites: dict[tuple, Cut] = {}
         self._taint: dict[int, tuple[weakref.ref, frozenset]] = {}
         self._numbers: dict[int, tuple[object, frozenset]] = {}
@@ -212,7 +249,7 @@ class Recorder(TorchFunctionMode):
             kind = _KINDS[func] = _classify(func)
         if kwargs is None:
             kwargs = {}
-        if kind is _ATTRIBUTE:
+        if kind is _ATTRIBUTE or kind is _SHAPE_ONLY:
             return func(*args, **kwargs)
         if kind is _SET_GRAD:
             before = _is_grad_enabled()
@@ -238,6 +275,8 @@ class Recorder(TorchFunctionMode):
         region = self._region
         if not grad_on and region is not None and not region.user and not _is_inference():
             return out  # torch's own no-grad work (an optimizer step): nothing of the user's is cut
+        if kind is _RNN and grad_on and self.step < ZERO_WATCH_STEPS:
+            self._rnn_output(func, args, out)
         if self.nan_watch:
             try:
                 self._check_finite(func, args, kwargs, out, sys._getframe(1))
@@ -301,6 +340,8 @@ class Recorder(TorchFunctionMode):
                         _mark_site(out, sys._getframe(1))
                         if (kind is _STEP_FN or kind is _BOUNDED) and self.step <= ZERO_WATCH_STEPS:
                             self._zeroing(kind, func, args, out, sys._getframe(1))
+                        elif kind is _SELECT and self._rnn_outputs and self.step < ZERO_WATCH_STEPS:
+                            self._selected(func, args, sys._getframe(1))
                         used = self.used_since_backward.add
                         for a in args:
                             if isinstance(a, Tensor) and a.requires_grad:
@@ -338,13 +379,18 @@ class Recorder(TorchFunctionMode):
     # --- where a NaN/Inf is made (escalated windows only) ---------------------------------------
 
     def _check_finite(self, func, args, kwargs, out, frame) -> None:
-        bad = _first_non_finite(out if type(out) in (tuple, list) else (out,))
-        if bad is None:
+        if getattr(func, "__name__", "") in _UNINITIALISED:
             return
+        bad = _first_non_finite(out if type(out) in (tuple, list) else (out,))
+        if bad is None or _outside_training_pass(frame):
+            return
+        values = [t for group in (args, kwargs.values()) for a in group
+                  for t in (a if type(a) in (list, tuple) else (a,))]
+        if any(type(v) is float and not math.isfinite(v) for v in values):
+            return  # asked for by value (`masked_fill(mask, float("-inf"))` in attention): no accident
         self.nan_watch = False  # one answer per window: what follows the first hit only inherits it
         chain = user_chain(frame)
-        inputs = [t for group in (args, kwargs.values()) for a in group
-                  for t in (a if type(a) in (list, tuple) else (a,)) if isinstance(t, Tensor)]
+        inputs = [t for t in values if isinstance(t, Tensor)]
         if _first_non_finite(inputs) is not None:
             # The values came in non-finite (weights an earlier NaN step already wrote, or the
             # data): this op did not make them, and no op of this forward pass did.
@@ -555,6 +601,31 @@ class Recorder(TorchFunctionMode):
         record.count += 1
         if record.count <= _MAX_WALKS_PER_SITE and x.requires_grad:
             record.param_ids |= {id(x)} if x.grad_fn is None else trace(x).leaf_ids
+
+    def _rnn_output(self, func, args, out) -> None:
+        entry = rnn_steps.note_output(getattr(func, "__name__", ""), args, out)
+        if entry is not None:
+            if len(self._rnn_outputs) >= 64:
+                self._rnn_outputs = {k: v for k, v in self._rnn_outputs.items() if v.ref() is not None}
+            self._rnn_outputs[id(entry.ref())] = entry
+
+    def _selected(self, func, args, frame) -> None:
+        """One time step of a bidirectional RNN's output was taken (GD111's cause when it starves a weight)."""
+        entry = self._rnn_outputs.get(id(args[0])) if args else None
+        if entry is None or entry.ref() is not args[0]:
+            return
+        found = rnn_steps.selection(entry, getattr(func, "__name__", ""), args)
+        chain = user_chain(frame) if found is not None else []
+        if not chain:
+            return
+        weight, why, fix = found
+        key = ("time step", chain[0].file, chain[0].line, weight)
+        record = self.zeroing.get(key)
+        if record is None and len(self.zeroing) < 256:
+            record = self.zeroing[key] = ZeroingOp("indexing", chain[0], chain, saturated=False, param_ids={weight},
+                                                   why=why, fix=fix)
+        if record is not None:
+            record.count += 1
 
     # --- grad mode ----------------------------------------------------------------------------
 

@@ -40,6 +40,11 @@ class Cut:
     # runs, and stops at that new leaf.
     revived: Location | None = None
     frozen_ids: set[int] = field(default_factory=set)  # FROZEN: the parameters it froze
+    # The parameters of the optimizers stepped after a backward of a loss this cut reached: what
+    # that loss trains. A cut whose loss trains other parameters (a GAN's discriminator step, a
+    # target network) is needed there, and is not why these parameters got no gradient.
+    trained_ids: set[int] = field(default_factory=set)
+    backward: Location | None = None  # the first backward() of a loss the cut reached
     subject: str = ""  # FROZEN: what was frozen ("Net", "fc1.weight and 3 more")
     model_label: str = ""  # FROZEN: the user's name of the model frozen whole ("model", "net")
 
@@ -174,8 +179,12 @@ class ZeroingOp:
     saturated: bool  # a bound hit by every element (clamp, dead ReLU), not a step function
     param_ids: set[int] = field(default_factory=set)  # leaves that fed its input
     count: int = 0
+    why: str = ""  # how it zeroes them, when not by its derivative ("{where}" stands for its line)
+    fix: str = ""  # the fix, when not GD111's for step functions and bounds
 
     def describe(self) -> str:
+        if self.why:
+            return self.why.format(where=self.location)
         if self.saturated:
             return f"`{self.op}` at {self.location} had every element at its bound (its gradient is 0 there)"
         return f"`{self.op}` at {self.location} is a step function (its gradient is 0 everywhere)"

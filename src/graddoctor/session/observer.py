@@ -121,7 +121,7 @@ class CutSource(Protocol):
 
     def cuts(self, loss=None) -> list:
         """The cuts on the way to `loss` (any observed loss when None); each has `location`,
-        `param_ids`, `grad_off`, `region_entry`, `describe()` and `related()`."""
+        `param_ids`, `trained_ids`, `backward`, `grad_off`, `region_entry`, `describe()` and `related()`."""
         ...
 
 

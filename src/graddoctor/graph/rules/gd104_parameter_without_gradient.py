@@ -1,5 +1,8 @@
 """GD104 parameter-without-gradient: trainable parameters the loss never reached.
 
+When the cut that separated them ran with grad mode off, the finding is GD110's
+(`gd110_grad_mode_off.py`), as SPEC has it for a loss without graph.
+
 Two ways to see it: at the end of a run, the judged parameters that no observed
 backward pass reached (grouped by the deep-mode cut that separated them from the
 loss, when one did); and at once, when user code reads `.grad` of such a
@@ -16,6 +19,7 @@ import torch
 from graddoctor.finding import Finding, Related
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.graph.phrases import group_by_module, name_list, plural, related_at
+from graddoctor.graph.rules.gd110_grad_mode_off import grad_off_path
 from graddoctor.locate import Location
 from graddoctor.rules import make
 
@@ -37,9 +41,21 @@ def _by_cut(missing: list[torch.Tensor], cuts: list) -> list[tuple[object | None
     located = [c for c in cuts if c.location is not None and c.location.file]
     groups: dict[int, tuple[object | None, list[torch.Tensor]]] = {}
     for p in missing:
-        cut = next((c for c in located if id(p) in c.param_ids), None)
+        cut = _cause(id(p), located)
         groups.setdefault(id(cut), (cut, []))[1].append(p)
     return list(groups.values())
+
+
+def _cause(pid: int, cuts: list):
+    """The cut on the path from the parameter to the loss meant to train it, if one is known.
+
+    A cut fed by the parameter whose loss drove only other parameters' optimizers is one that
+    loss needs (`D(fake.detach())` in a GAN's discriminator step): it is never named. When no
+    optimizer stepped after a cut's loss, nothing says whom it trains, and it may be named.
+    """
+    fed = [c for c in cuts if pid in c.param_ids]
+    return (next((c for c in fed if pid in c.trained_ids), None)
+            or next((c for c in fed if not c.trained_ids), None))
 
 
 def _without_gradient(
@@ -52,26 +68,20 @@ def _without_gradient(
         module_sizes[mod] = module_sizes.get(mod, 0) + 1
     module_of = {index.names[id(p)]: index.module_of[id(p)] for p in missing if id(p) in index.names}
     shown = group_by_module(names, module_sizes, module_of)
-    message = (
-        f"{name_list(shown)} ({plural(len(missing), 'trainable parameter')}) received no "
-        "gradient from the loss: their .grad stays None and the optimizer never changes them."
-    )
+    phrase = f"{name_list(shown)} ({plural(len(missing), 'trainable parameter')})"
+    message = f"{phrase} received no gradient from the loss: their .grad stays None and the optimizer never changes them."
     if cut is None:
         return make("GD104", message, subjects=names, step=step, related=related, **where.shown())
+    back = related_at(cut.backward or where, "backward() called here")
+    if cut.grad_off:  # SPEC: grad mode off is GD110's, at the line that turned it off
+        return grad_off_path(names, phrase, cut, back, step, related)
     message += f" Their path to the loss {cut.what()} at {cut.location}{cut.aftermath()}."
     hint = None
-    if cut.grad_off:
-        hint = (
-            f"Run this part of the forward pass with gradient recording on (move it out of {cut.region_how}); "
-            "if these parameters are meant to stay frozen, set `requires_grad_(False)` on them and leave "
-            "them out of the optimizer."
-        )
-    elif cut.kind in ("detach", "data"):
+    if cut.kind in ("detach", "data"):
         hint = "Remove the `.detach()` / `.data` on the training path (keep it only where the cut is meant: logging, targets, a GAN's discriminator step)."
     elif cut.kind == "number":
         hint = "Keep tensors as tensors on the training path; call `.item()` / `.tolist()` / `.numpy()` only for logging."
     hint = cut.hint() or hint
-    back = related_at(where, "backward() called here")
     return make(
         "GD104", message, hint=hint, subjects=names, step=step,
         related=cut.related() + back + list(related or []), **cut.location.shown(),

@@ -4,8 +4,9 @@ Measured from the per-parameter norms LayerStats already reads back once per
 optimizer step (no extra reduction, no extra host read): a parameter counts
 when its gradient was present, and it is reported when it was zero on every
 one of at least `MIN_STEPS` measured steps. Located at the op that zeroed it
-when deep mode saw one (a step function, a clamp at its bound, a dead ReLU),
-else at the line that defines the parameter's module.
+when deep mode saw one (a step function, a clamp at its bound, a dead ReLU, one
+time step taken from a bidirectional RNN's output), else at the line that
+defines the parameter's module.
 """
 
 from __future__ import annotations
@@ -94,6 +95,8 @@ def _finding(stats, op, defined: Location | None, entries: list) -> Finding:
 
 
 def _hint(op) -> str:
+    if op.fix:
+        return op.fix
     if not op.saturated:
         return (f"`{op.op}` has no useful gradient: pass the gradient straight through "
                 f"(`y = x + (torch.{op.op}(x) - x).detach()`), or keep `{op.op}` out of the training path.")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graddoctor.finding import Finding
-from graddoctor.numerics.rules.places import bad_grad_first, loss_place, with_origin
+from graddoctor.numerics.rules.places import bad_grad_first, divergence_hint, loss_place, with_origin
 from graddoctor.rules import make
 
 
@@ -17,5 +17,5 @@ def non_finite_loss(stats) -> list[Finding]:
         "GD301",
         f"The loss was {value} at optimizer step {step}, the first non-finite loss of the run; "
         f"every gradient and every update after it is NaN too.{made}",
-        step=step, related=related, **at.shown(),
+        step=step, related=related, hint=divergence_hint(stats), **at.shown(),
     )]

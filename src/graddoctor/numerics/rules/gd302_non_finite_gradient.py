@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graddoctor.finding import Finding
-from graddoctor.numerics.rules.places import bad_grad_first, with_origin
+from graddoctor.numerics.rules.places import bad_grad_first, divergence_hint, with_origin
 from graddoctor.rules import make
 
 
@@ -17,5 +17,5 @@ def non_finite_gradient(stats) -> list[Finding]:
         f"Gradients became non-finite at optimizer step {step} while the loss was finite; going "
         f"backward from the loss, {layers[0]} is the first layer with NaN/Inf gradients "
         f"(the layers before it inherit them).{made}",
-        subjects=params, step=step, related=related, **at.shown(),
+        subjects=params, step=step, related=related, hint=divergence_hint(stats), **at.shown(),
     )]

@@ -29,9 +29,17 @@ def with_origin(stats, at: Location, found: list[Related]) -> tuple[Location, li
     location, and the origin is found a step later, not on the step the finding reports.
     """
     origin = stats.session.consult(stats.deep, lambda deep: deep.nan_origin(), None)
+    seen = [bad[0] for bad in (stats.first_bad_loss, stats.first_bad_grad) if bad is not None]
+    if origin is not None and seen and origin.step < min(seen):
+        origin = None  # made steps before any NaN/Inf reached a loss or gradient: not this one's origin
+    diverged = divergence(stats)
     if origin is None or origin.location is None or not origin.location.file:
-        return at, found, ""
+        return at, found, diverged
     shown = origin.location.shown()
+    if diverged:
+        # The updates blew the weights up; the op that overflowed first only shows where.
+        first = Related(shown["file"], shown["line"], f"first NaN/Inf of the forward pass appeared here (`{origin.op}`)")
+        return at, found + [first], diverged
     made = (f" In optimizer step {origin.step}, the first NaN/Inf ({origin.value}) of the forward pass was made "
             f"by `{origin.op}` at {shown['file']}:{shown['line']}{origin.called_from()}, from finite inputs: "
             "fix it there.")
@@ -39,6 +47,34 @@ def with_origin(stats, at: Location, found: list[Related]) -> tuple[Location, li
         return at, found, made
     first = Related(shown["file"], shown["line"], f"first NaN/Inf made here by `{origin.op}`")
     return at, [first] + [r for r in found if (r.file, r.line) != (first.file, first.line)], made
+
+
+def divergence(stats) -> str:
+    """The run's own evidence that its updates diverged before the first NaN/Inf, in words ("" if none).
+
+    Gradients that grew by orders of magnitude over the run's first steps, or steps that changed
+    the weights by more than their own size: the learning rate explains the NaN, not an op.
+    """
+    first = [n for n in stats.norms_first if n > 0]
+    grew = bool(first) and stats.worst_absolute >= stats.options.explode_growth * min(first)
+    tracks = [t for t in stats.optimizers.values() if t.ratios]
+    large = [t for t in tracks if sorted(r for r, _ in t.ratios)[len(t.ratios) // 2] > stats.options.ratio_high]
+    if not grew and not large:
+        return ""
+    lrs = sorted({f"{t.max_lr:g}" for t in (large or tracks)})
+    lr = f"the learning rate ({', '.join(lrs)})" if lrs else "the learning rate"
+    why = (f"the gradient norm grew from {min(first):.3g} to {stats.worst_absolute:.3g} in the steps before it"
+           if grew else "each step changed the weights by more than their own size in the steps before it")
+    return (f" The updates diverged: {why}, so {lr} is the cause to fix first (lower it, or clip the gradient "
+            "norm); the NaN/Inf is its consequence, not an op's.")
+
+
+def divergence_hint(stats) -> str | None:
+    """The fix when the updates diverged (see `divergence`), else None: the rule's own fix."""
+    if not divergence(stats):
+        return None
+    return ("Lower the learning rate (by 10x to start), or clip the gradient norm between backward() and "
+            "step() (`torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)`); then check that the loss falls.")
 
 
 def related(loc: Location, note: str) -> list[Related]:

@@ -44,6 +44,15 @@ False
 ```
 Or, if `aux_head` is meant to stay unused, freeze it: `net.aux_head.requires_grad_(False)`.
 
+## Where it points
+At the cut that separated the parameters from the loss meant to train them (the loss whose
+`backward()` is followed by a step of the optimizer holding them), else at the backward line.
+A cut that another loss needs is never named: a GAN's `D(fake.detach())` in the
+discriminator step, a target network's output. When the path ran with grad mode off
+(`no_grad`, `inference_mode`), the finding is GD110, at the line that turned it off.
+Ops that take only a shape from a parameter (`weight.new_zeros(...)`, `zeros_like`) cut
+nothing and are never named.
+
 ## Known problems
 A parameter used only on some steps (a head trained on alternate batches) is reported only if no observed step reached it; run longer, or ignore the finding.
 """

@@ -32,6 +32,11 @@ RuntimeError: element 0 of tensors does not require grad and does not have a gra
 True
 
 ```
+
+## Where it points
+At the line that turned grad mode off (the `with torch.no_grad():` line, the decorator),
+with the line computed there and, at runtime, the parameters that lost their gradient
+(`all of encoder`): the same situation as GD104 when the cut is grad mode.
 """
 
 from graddoctor.finding import Severity

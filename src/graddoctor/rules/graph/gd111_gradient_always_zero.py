@@ -28,6 +28,14 @@ tensor(0.)
 True
 
 ```
+
+## Where it points
+At the op that zeroes the gradient when deep mode saw it: a step function, a clamp at its
+bound, a dead ReLU, or the indexing that keeps one time step of a bidirectional RNN's output
+(`out[:, -1, :]`: there the reverse direction has read one token from a zero state, so its
+last layer's hidden-to-hidden weights get exactly zero gradient; read both directions'
+final states, `torch.cat([h_n[-2], h_n[-1]], dim=1)`, instead). Else at the line that
+defines the parameter's module.
 """
 
 from graddoctor.finding import Severity
