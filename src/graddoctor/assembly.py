@@ -16,6 +16,7 @@ from graddoctor.loop.audit import LoopAudit
 from graddoctor.loop.gd211_evaluation_in_training_mode import EvaluationInTrainingMode
 from graddoctor.loop.kept_alive import KeptAlive
 from graddoctor.lossdata import LossDataObserver
+from graddoctor.lossdata.gd506_batch_dimension_mix_up import BatchDimensionMixUp
 from graddoctor.numerics.layers import LayerStats
 from graddoctor.numerics.options import NumericsOptions
 from graddoctor.provenance import ProvenanceObserver
@@ -40,6 +41,7 @@ def standard_observers(*, mode: str = "watch", deep: bool = False, **options) ->
         LayerStats(numerics, deep=provenance, loop=loop),
         DDPObserver(),
         LossDataObserver(),
+        BatchDimensionMixUp(),
         provenance,
     ]
 
