@@ -238,3 +238,45 @@ def test_hooks_and_train_patch_are_removed():
         _train(model, opt, x, y)
         assert model._forward_hooks
     assert not model._forward_hooks and nn.Module.train is train_before
+
+
+# --- through the real command ------------------------------------------------------------------
+
+_MNIST_LIKE = '''
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+images = torch.randn(192, 1, 6, 6)
+labels = (images.mean(dim=(1, 2, 3)) > 0).long()
+train_loader = DataLoader(TensorDataset(images[:128], labels[:128]), batch_size=32, shuffle=True)
+test_loader = DataLoader(TensorDataset(images[128:], labels[128:]), batch_size=32)
+model = nn.Sequential(nn.Flatten(), nn.Linear(36, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(2):
+    model.train()
+    for x, y in train_loader:
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+    EVAL
+    with torch.no_grad():
+        correct = sum((model(x).argmax(1) == y).sum().item() for x, y in test_loader)
+    print(epoch, correct)
+'''
+
+
+def test_cli_names_the_test_pass_and_the_train_call(graddoctor_cli):
+    ran = graddoctor_cli("run", "train.py", script=_MNIST_LIKE.replace("EVAL", "pass"))
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    f = ran.finding("GD211")
+    assert f["file"] == "train.py" and f["line"] == 21 and f["severity"] == "warning"
+    assert [(r["line"], r["note"]) for r in f["related"]] == [(14, "training mode set here by train()")]
+    assert ran.codes() == ["GD211"]
+
+
+def test_cli_is_silent_with_eval_before_the_test_pass(graddoctor_cli):
+    ran = graddoctor_cli("run", "train.py", script=_MNIST_LIKE.replace("EVAL", "model.eval()"))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.report["findings"] == []

@@ -146,3 +146,52 @@ def test_hooks_are_gone_after_the_session():
     with watch():
         _train_loader(model, x, y, batch_size=32)
     assert not model.rnn._forward_pre_hooks
+
+
+# --- through the real command ------------------------------------------------------------------
+
+_SENTIMENT = '''
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+tokens = torch.randint(0, 30, (96, 7))
+labels = (tokens[:, -1] < 15).long()
+loader = DataLoader(TensorDataset(tokens, labels), batch_size=16, shuffle=True)
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(30, 8)
+        self.gru = nn.GRU(8, 16)
+        self.out = nn.Linear(16, 2)
+
+    def forward(self, x):
+        h, _ = self.gru(self.embed(x)LAYOUT)
+        return self.out(h[LAST])
+
+
+model = Classifier()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+for x, y in loader:
+    loss = nn.functional.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+'''
+
+
+def test_cli_names_the_construction_the_call_and_the_loss(graddoctor_cli):
+    ran = graddoctor_cli("run", "train.py", script=_SENTIMENT.replace("LAYOUT", "").replace("LAST", ":, -1"))
+    f = ran.finding("GD506")
+    assert f["file"] == "train.py" and f["line"] == 16 and f["subjects"] == ["gru"]
+    assert [(r["line"], r["note"]) for r in f["related"]] == [
+        (20, "the layer is called here"), (27, "the loss, with a batch of 16")]
+    assert ran.returncode == 1
+
+
+def test_cli_is_silent_when_the_batch_is_transposed_first(graddoctor_cli):
+    ran = graddoctor_cli("run", "train.py", script=_SENTIMENT.replace("LAYOUT", ".transpose(0, 1)").replace("LAST", "-1"))
+    assert "GD506" not in ran.codes(), ran.stdout
