@@ -111,10 +111,10 @@ def _feeds_another_model(a: FileAnalysis, name: str, models: set[str]) -> bool:
         if isinstance(node, ast.Assign) and isinstance(_base(node.value), ast.Call) and \
                 isinstance(_base(node.value).func, ast.Name) and _base(node.value).func.id == name:
             outputs.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    module_names = models | set(a.classes) | {n for n in re.findall(r"\b(\w+)\s*=\s*nn\.", a.source)}
+    module_names = models | _module_instances(a)
     for node in ast.walk(a.tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id != name \
-                and (node.func.id in module_names or node.func.id[:1].isupper() or node.func.id.startswith("net")):
+                and node.func.id in module_names:
             for arg in node.args:
                 arg = _base(arg)
                 if isinstance(arg, ast.Name) and arg.id in outputs and arg.id != name:
@@ -122,6 +122,21 @@ def _feeds_another_model(a: FileAnalysis, name: str, models: set[str]) -> bool:
                 if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == name:
                     return True
     return False
+
+
+def _module_instances(a: FileAnalysis) -> set[str]:
+    """Names bound to a module of the file's classes or of `nn` that is not a loss."""
+    out = set()
+    classes = {name for name, info in a.classes.items() if info.is_module}
+    for node in ast.walk(a.tree):
+        if isinstance(node, ast.Assign) and isinstance(_base(node.value), ast.Call):
+            called = _base(node.value)
+            name = call_name(called)
+            from_nn = isinstance(called.func, ast.Attribute) and isinstance(called.func.value, ast.Name) \
+                and called.func.value.id == "nn"
+            if (name in classes or from_nn) and not name.endswith("Loss"):
+                out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return out
 
 
 def _blocks(node: ast.AST):
