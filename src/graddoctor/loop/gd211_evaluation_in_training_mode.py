@@ -135,8 +135,8 @@ class EvaluationInTrainingMode(Observer):
             model = self.models.get(id(root))
             if model is None or model.ref() is not root:
                 layers = [m for m in root.modules() if _sensitive(m)]
-                if not layers:
-                    continue
+                if not layers or getattr(root, "_compiled_call_impl", None) is not None:
+                    continue  # (`model.compile()` would trace a new hook: it would recompile)
                 model = _Model(weakref.ref(root), label, frozenset(id(p) for p in root.parameters()), layers)
                 model.handle = root.register_forward_hook(self._hook(model))
                 self.models[id(root)] = model
