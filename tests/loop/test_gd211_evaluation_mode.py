@@ -171,10 +171,12 @@ class _Generator(nn.Module):
         return self.net(z)
 
 
-@pytest.mark.parametrize("sample_for_logging", [False, True])
-def test_gan_generator_sampled_under_no_grad_is_silent(sample_for_logging):
+@pytest.mark.parametrize("sample_for_logging,d_dropout", [(False, True), (True, True), (True, False)])
+def test_gan_generator_sampled_under_no_grad_is_silent(sample_for_logging, d_dropout):
     G = _Generator()
-    D = nn.Sequential(nn.Linear(8, 16), nn.LeakyReLU(0.2), nn.Dropout(0.2), nn.Linear(16, 1))
+    D = nn.Sequential(nn.Linear(8, 16), nn.LeakyReLU(0.2), nn.Dropout(0.2 if d_dropout else 0.0), nn.Linear(16, 1))
+    if not d_dropout:
+        D = nn.Sequential(D[0], D[1], D[3])  # a discriminator without dropout: only the generator is watched
     opt_g, opt_d = torch.optim.Adam(G.parameters(), 1e-3), torch.optim.Adam(D.parameters(), 1e-3)
     fixed = torch.randn(16, 4)
     with watch() as w:

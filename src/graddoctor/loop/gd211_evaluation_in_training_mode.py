@@ -86,6 +86,7 @@ class EvaluationInTrainingMode(Observer):
         self.in_backward = False
         self.found: dict[tuple, tuple[_Model, _Forward, int]] = {}  # (model, line) -> first evaluation, count
         self._optimizers: dict[int, list[_Model]] = {}
+        self._readers: dict[int, object] = {}  # root id -> the hook handle of a model without such layers
 
     # --- lifetime ---------------------------------------------------------------------------
 
@@ -95,6 +96,9 @@ class EvaluationInTrainingMode(Observer):
 
     def stop(self) -> None:
         train_modes.unlisten(self)
+        for handle in self._readers.values():
+            handle.remove()
+        self._readers = {}
         # A run cut short by an exception stopped mid-step: its last forward is no evaluation.
         crashed = getattr(self.session, "crashed", False)
         for model in self.models.values():
@@ -131,7 +135,8 @@ class EvaluationInTrainingMode(Observer):
     def _discover(self, optimizer: torch.optim.Optimizer) -> list[_Model]:
         ids = frozenset(id(p) for g in optimizer.param_groups for p in g["params"])
         out = []
-        for label, root in self.session.models().items():
+        roots = self.session.models()
+        for label, root in roots.items():
             model = self.models.get(id(root))
             if model is None or model.ref() is not root:
                 layers = [m for m in root.modules() if _sensitive(m)]
@@ -142,7 +147,22 @@ class EvaluationInTrainingMode(Observer):
                 self.models[id(root)] = model
             if not model.param_ids.isdisjoint(ids):
                 out.append(model)
+        if self.models:
+            # The other models only tell whether a watched model's output is their input (a generator's).
+            for label, root in roots.items():
+                if id(root) not in self.models and id(root) not in self._readers and \
+                        getattr(root, "_compiled_call_impl", None) is None:
+                    self._readers[id(root)] = root.register_forward_hook(self._reader_hook)
         return out
+
+    def _reader_hook(self, module: nn.Module, args, output) -> None:
+        if args and isinstance(args[0], torch.Tensor) and not torch.compiler.is_compiling():
+            self._fed(id(args[0]), None)  # a comparison of ints: nothing here can fail
+
+    def _fed(self, input_id: int, model: _Model | None) -> None:
+        for other in self.models.values():
+            if other.last_output == input_id and other is not model:
+                other.feeds_model = True
 
     def _hook(self, model: _Model):
         def hook(module: nn.Module, args, output) -> None:
@@ -164,9 +184,7 @@ class EvaluationInTrainingMode(Observer):
         out = _first_tensor(output)
         model.last_output = id(out) if out is not None else 0
         if first is not None:
-            for other in self.models.values():
-                if other.last_output == id(first) and other is not model:
-                    other.feeds_model = True
+            self._fed(id(first), model)
         if node is not None:
             model.last_input = key
         elif key is not None and key == model.last_input:
