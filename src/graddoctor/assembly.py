@@ -13,8 +13,10 @@ from graddoctor.distributed.ddp import DDPObserver
 from graddoctor.finding import Finding
 from graddoctor.graph.observer import GraphObserver
 from graddoctor.loop.audit import LoopAudit
+from graddoctor.loop.gd211_evaluation_in_training_mode import EvaluationInTrainingMode
 from graddoctor.loop.kept_alive import KeptAlive
 from graddoctor.lossdata import LossDataObserver
+from graddoctor.lossdata.gd506_batch_dimension_mix_up import BatchDimensionMixUp
 from graddoctor.numerics.layers import LayerStats
 from graddoctor.numerics.options import NumericsOptions
 from graddoctor.provenance import ProvenanceObserver
@@ -34,10 +36,12 @@ def standard_observers(*, mode: str = "watch", deep: bool = False, **options) ->
     return [
         GraphObserver(walk_first=options.pop("walk_first", 3), walk_every=walk_every, cuts=provenance),
         loop,
+        EvaluationInTrainingMode(),
         KeptAlive(every=options.pop("kept_alive_every", 50)),
         LayerStats(numerics, deep=provenance, loop=loop),
         DDPObserver(),
         LossDataObserver(),
+        BatchDimensionMixUp(),
         provenance,
     ]
 

@@ -392,6 +392,30 @@ def test_eval_mode_changes_dropout_and_batchnorm_during_training():
     assert not torch.equal(model(x), model(x))
 
 
+def test_no_grad_alone_leaves_dropout_on_and_batchnorm_updating():
+    model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Dropout(0.5), nn.Linear(8, 1))
+    x, _ = _batch()
+    before = model[1].running_mean.clone()
+    with torch.no_grad():
+        assert not torch.equal(model(x), model(x))  # dropout still on
+    assert not torch.equal(model[1].running_mean, before)  # running statistics overwritten by the test batch
+    model.eval()
+    with torch.no_grad():
+        assert torch.equal(model(x), model(x))
+
+
+def test_lstm_without_batch_first_mixes_the_samples_of_a_batch():
+    torch.manual_seed(0)
+    x = torch.randn(4, 6, 3)  # (batch, seq, feature)
+    changed = x.clone()
+    changed[0] += 1.0  # only the first sample changes
+    seq_first = nn.LSTM(3, 5)
+    assert not torch.allclose(seq_first(x)[0][3], seq_first(changed)[0][3])  # sample 3's output moved too
+    batch_first = nn.LSTM(3, 5, batch_first=True)
+    batch_first.load_state_dict(seq_first.state_dict())
+    assert torch.equal(batch_first(x)[0][3], batch_first(changed)[0][3])
+
+
 def test_scheduler_step_before_optimizer_step_warns():
     model = _mlp()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)

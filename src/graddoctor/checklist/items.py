@@ -149,6 +149,20 @@ LOSS_NOT_DECREASING = Checklist(
             ("test_eval_mode_changes_dropout_and_batchnorm_during_training",),
         ),
         Item(
+            "Evaluate in eval mode: call `model.eval()` before the test pass; `no_grad()` alone is not enough.",
+            "Under `no_grad()` a model in training mode still applies dropout (two passes give different outputs) "
+            "and batch norm overwrites its running statistics with the test batch.",
+            ("GD211",),
+            ("test_no_grad_alone_leaves_dropout_on_and_batchnorm_updating",),
+        ),
+        Item(
+            "Build RNN, LSTM, GRU and attention layers with `batch_first=True` when batches are (batch, seq, feature).",
+            "Without it the layer reads dimension 0 as time: changing one sample of the batch changes the other "
+            "samples' outputs.",
+            ("GD506",),
+            ("test_lstm_without_batch_first_mixes_the_samples_of_a_batch",),
+        ),
+        Item(
             "Check the learning rate: with lr 0 (or a schedule that reaches 0) nothing trains.",
             "With lr=0 the parameters stay bit-identical after steps.",
             ("GD204", "GD305"),

@@ -116,6 +116,7 @@ def run_target(
             status, user_exc = "interrupted", exc  # Ctrl-C or SIGTERM: report what was seen so far
         except BaseException as exc:  # the user's exception: reported, never swallowed
             status, user_exc = "crashed", exc
+        session.crashed = user_exc is not None
     finally:
         session.detach()
         sys.argv = saved_argv

@@ -79,6 +79,7 @@ class Session:
         self.attached = False
         self.last_backward: BackwardEvent | None = None
         self.failed_backward: tuple[BackwardEvent, BaseException] | None = None
+        self.crashed = False  # the user's code raised out of the session (set before detach)
 
     # --- lifetime -------------------------------------------------------------------------
 
@@ -110,7 +111,8 @@ class Session:
     def __enter__(self) -> "Session":
         return self.attach()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, *exc) -> None:
+        self.crashed = exc_type is not None and not issubclass(exc_type, StopRun)
         self.detach()
 
     # --- what the session knows -------------------------------------------------------------
@@ -343,5 +345,6 @@ class SessionHandle:
     def __enter__(self):
         return self.attach()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, *exc) -> None:
+        self.session.crashed = exc_type is not None and not issubclass(exc_type, StopRun)
         self.detach()

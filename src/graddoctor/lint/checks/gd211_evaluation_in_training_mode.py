@@ -1,0 +1,246 @@
+"""GD211: a model with dropout or batch norm evaluated without `eval()`.
+
+Only what the file shows is judged, and only for models whose layers are visible:
+a name bound to `nn.Sequential(...)` holding dropout / batch norm, or to a class
+of the file whose `__init__` builds them, and trained in the file (its
+`.parameters()` given to something, an optimizer). Two places count as evaluations:
+
+- a call of the model in a statement after a training loop (a loop that calls
+  `backward()` and `step()`) of the same block, itself no training (no `backward()`);
+- a call of the model inside an evaluation function (named `evaluate`, `test`,
+  `validate`..., or whose body runs under `no_grad`/`inference_mode`), made with the
+  model (an argument at a call site of the file, or the global).
+
+Silent when `eval()` / `train(False)` is called on the model anywhere before the
+evaluation in the same function, in the evaluation function, or before its call
+site; when the model's output is given to another model (a GAN's generator); and
+for everything not visible (attributes such as `self.model`, models from elsewhere).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from graddoctor.finding import Related
+from graddoctor.lint.analysis.model import FileAnalysis
+from graddoctor.lint.analysis.names import call_name
+from graddoctor.lint.reporter import Reporter
+
+CODE = "GD211"
+_LAYERS = re.compile(r"\b(?:Dropout\w*|AlphaDropout|BatchNorm\dd|SyncBatchNorm|LazyBatchNorm\dd)\s*\(")
+_EVAL_NAMES = re.compile(r"^(?:eval|evaluate|evaluation|test|testing|validate|validation|valid|val)(?:_|$)",
+                         re.IGNORECASE)
+_GRAD_OFF = ("no_grad", "inference_mode")
+
+
+def _call_name(node: ast.AST) -> str | None:
+    return call_name(node) if isinstance(node, ast.Call) else None
+
+
+def _base(expr: ast.AST) -> ast.AST:
+    """`Net().to(device)` -> `Net()`; `fake.detach()` -> `fake`."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
+            expr.func.attr in ("to", "cuda", "cpu", "detach", "float", "double", "half", "train"):
+        expr = expr.func.value
+    return expr
+
+
+def _sensitive_classes(a: FileAnalysis) -> set[str]:
+    out = set()
+    for name, info in a.classes.items():
+        if info.is_module and _LAYERS.search(ast.get_source_segment(a.source, info.node) or ""):
+            out.add(name)
+    return out
+
+
+def _builds_sensitive(a: FileAnalysis, value: ast.AST, classes: set[str]) -> bool:
+    value = _base(value)
+    if not isinstance(value, ast.Call):
+        return False
+    name = _call_name(value)
+    if name in classes:
+        return True
+    return name == "Sequential" and bool(_LAYERS.search(ast.get_source_segment(a.source, value) or ""))
+
+
+def _models(a: FileAnalysis, classes: set[str]) -> dict[str, int]:
+    """Names bound to a visibly train-mode-sensitive model, and trained in the file -> the binding line."""
+    found: dict[str, int] = {}
+    for node in ast.walk(a.tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if _builds_sensitive(a, node.value, classes):
+                found.setdefault(node.targets[0].id, node.lineno)
+    trained = set(re.findall(r"\b(\w+)\.parameters\(\)", a.source))
+    return {name: line for name, line in found.items() if name in trained}
+
+
+def _calls_on(node: ast.AST, name: str, methods: tuple[str, ...]) -> list[ast.Call]:
+    out = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in methods \
+                and isinstance(sub.func.value, ast.Name) and sub.func.value.id == name:
+            out.append(sub)
+    return out
+
+
+def _sets_eval(node: ast.AST, name: str) -> list[ast.Call]:
+    calls = _calls_on(node, name, ("eval", "train"))
+    return [c for c in calls if c.func.attr == "eval" or  # type: ignore[union-attr]
+            (c.args and isinstance(c.args[0], ast.Constant) and c.args[0].value is False) or
+            any(k.arg == "mode" and isinstance(k.value, ast.Constant) and k.value.value is False for k in c.keywords)]
+
+
+def _forwards(node: ast.AST, name: str) -> list[ast.Call]:
+    return [c for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == name]
+
+
+def _trains(node: ast.AST) -> bool:
+    names = {_call_name(c) for c in ast.walk(node) if isinstance(c, ast.Call)}
+    return "backward" in names and "step" in names
+
+
+def _has_backward(node: ast.AST) -> bool:
+    return any(_call_name(c) == "backward" for c in ast.walk(node) if isinstance(c, ast.Call))
+
+
+def _feeds_another_model(a: FileAnalysis, name: str, models: set[str]) -> bool:
+    """The model's output goes into another module's call: `D(G(z))`, `fake = G(z); D(fake.detach())`."""
+    outputs = {name}
+    for node in ast.walk(a.tree):
+        if isinstance(node, ast.Assign) and isinstance(_base(node.value), ast.Call) and \
+                isinstance(_base(node.value).func, ast.Name) and _base(node.value).func.id == name:
+            outputs.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    module_names = models | _module_instances(a)
+    for node in ast.walk(a.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id != name \
+                and node.func.id in module_names:
+            for arg in node.args:
+                arg = _base(arg)
+                if isinstance(arg, ast.Name) and arg.id in outputs and arg.id != name:
+                    return True
+                if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == name:
+                    return True
+    return False
+
+
+def _module_instances(a: FileAnalysis) -> set[str]:
+    """Names bound to a module of the file's classes or of `nn` that is not a loss."""
+    out = set()
+    classes = {name for name, info in a.classes.items() if info.is_module}
+    for node in ast.walk(a.tree):
+        if isinstance(node, ast.Assign) and isinstance(_base(node.value), ast.Call):
+            called = _base(node.value)
+            name = call_name(called)
+            from_nn = isinstance(called.func, ast.Attribute) and isinstance(called.func.value, ast.Name) \
+                and called.func.value.id == "nn"
+            if (name in classes or from_nn) and not name.endswith("Loss"):
+                out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return out
+
+
+def _blocks(node: ast.AST):
+    """Every statement list of the tree."""
+    for sub in ast.walk(node):
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(sub, field, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                yield body
+
+
+def _after_training(a: FileAnalysis, models: dict[str, int], r: Reporter, reported: set) -> None:
+    for body in _blocks(a.tree):
+        for i, stmt in enumerate(body):
+            if not isinstance(stmt, (ast.For, ast.While)) or not _trains(stmt):
+                continue
+            for name in models:
+                if not _forwards(stmt, name):
+                    continue  # this loop trains something else
+                for later in body[i + 1:]:
+                    if _sets_eval(later, name) or _calls_on(later, name, ("train",)):
+                        break
+                    if _has_backward(later) or isinstance(later, (ast.FunctionDef, ast.ClassDef)):
+                        continue
+                    calls = _forwards(later, name)
+                    if calls:
+                        _report(r, calls[0], f"`{name}`", stmt, "after the training loop", reported)
+                        break
+
+
+def _evaluation_functions(a: FileAnalysis) -> list[ast.FunctionDef]:
+    out = []
+    for node in ast.walk(a.tree):
+        if not isinstance(node, ast.FunctionDef) or _has_backward(node):
+            continue
+        if _EVAL_NAMES.match(node.name) or _grad_off(node):
+            out.append(node)
+    return out
+
+
+def _grad_off(fn: ast.FunctionDef) -> bool:
+    if any(_call_name(d) in _GRAD_OFF or (isinstance(d, ast.Attribute) and d.attr in _GRAD_OFF)
+           for d in fn.decorator_list):
+        return True
+    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    return len(body) == 1 and isinstance(body[0], ast.With) and \
+        any(_call_name(item.context_expr) in _GRAD_OFF for item in body[0].items)
+
+
+def _in_evaluation_functions(a: FileAnalysis, models: dict[str, int], r: Reporter, reported: set) -> None:
+    for fn in _evaluation_functions(a):
+        params = [p.arg for p in fn.args.args]
+        for site in ast.walk(a.tree):
+            if not (isinstance(site, ast.Call) and isinstance(site.func, ast.Name) and site.func.id == fn.name):
+                continue
+            given = {}
+            for param, arg in zip(params, site.args):
+                if isinstance(arg, ast.Name) and arg.id in models:
+                    given[param] = arg.id
+            for kw in site.keywords:
+                if kw.arg in params and isinstance(kw.value, ast.Name) and kw.value.id in models:
+                    given[kw.arg] = kw.value.id
+            for name in models:
+                if name not in params and _forwards(fn, name):
+                    given[name] = name  # the global model
+            for inner, outer in given.items():
+                calls = _forwards(fn, inner)
+                if not calls or _sets_eval(fn, inner) or _eval_before(a, outer, site.lineno):
+                    continue
+                shown = f"`{outer}`" if inner == outer else f"`{outer}` (as `{inner}`)"
+                _report(r, calls[0], shown, site,
+                        f"in `{fn.name}()`, an evaluation called at line {site.lineno},", reported, outer)
+
+
+def _eval_before(a: FileAnalysis, name: str, line: int) -> bool:
+    """`name.eval()` (or train(False)) somewhere above `line` in the file: the path may well set it."""
+    return any(c.lineno < line for c in _sets_eval(a.tree, name))
+
+
+def _report(r: Reporter, call: ast.Call, shown: str, context: ast.AST, where: str, reported: set,
+            name: str | None = None) -> None:
+    name = name or shown.strip("`")
+    if (call.lineno, name) in reported:
+        return
+    reported.add((call.lineno, name))
+    r.add(
+        CODE,
+        f"{shown} has dropout or batch-norm layers and is called here {where} without `{name}.eval()`: "
+        "it is still in training mode, so dropout stays on and batch norm overwrites its running statistics "
+        "with the evaluation data.",
+        call,
+        related=[Related(r.filename, context.lineno, "the training loop" if isinstance(context, (ast.For, ast.While))
+                         else "the evaluation is called here")],
+        hint=f"Call `{name}.eval()` before evaluating (and `{name}.train()` again before training).",
+    )
+
+
+def check(a: FileAnalysis, r: Reporter) -> None:
+    if not _LAYERS.search(a.source) or ".parameters()" not in a.source:
+        return
+    models = _models(a, _sensitive_classes(a))
+    models = {n: line for n, line in models.items() if not _feeds_another_model(a, n, set(models))}
+    if not models:
+        return
+    reported: set = set()
+    _after_training(a, {n: line for n, line in models.items() if not _eval_before(a, n, 10**9)}, r, reported)
+    _in_evaluation_functions(a, models, r, reported)
