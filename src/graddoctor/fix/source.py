@@ -210,3 +210,25 @@ def span_change(src: Source, spans: list[tuple[int, int, int, int, str]], title:
         if node is not None:
             replacements[node] = expression(text)
     return Change(title, replacements)
+
+
+def with_keyword(call: cst.Call, name: str, value: str) -> dict[cst.CSTNode, Replacement] | None:
+    """The replacement that gives `call` the argument `name=value` (set, or added last, formatted as the
+    call's other arguments are); None when `**kwargs` may already hold it."""
+    if any(a.star == "**" for a in call.args):
+        return None
+    new_value = expression(value)
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return {arg.value: new_value}
+    new = cst.Arg(keyword=cst.Name(name), value=new_value,
+                  equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    if not call.args:
+        return {call: call.with_changes(args=[new])}
+    last = call.args[-1]
+    # The new argument ends as the last one did (a trailing comma, a line break before the
+    # parenthesis); the last one is now separated as the one before it was.
+    before_last = call.args[-2].comma if len(call.args) > 1 else cst.MaybeSentinel.DEFAULT
+    separator = before_last if isinstance(before_last, cst.Comma) else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    args = list(call.args[:-1]) + [last.with_changes(comma=separator), new.with_changes(comma=last.comma)]
+    return {call: call.with_changes(args=args)}
