@@ -431,7 +431,7 @@ class LayerStats(Observer):
             models = self.session.models()
         except Exception:
             models = {}
-        for key, name, _ in layer_names_now(models):
+        for key, name, _, _ in layer_names_now(models):
             out[key] = name
         return out
 
@@ -451,15 +451,15 @@ class LayerStats(Observer):
         except Exception:
             models = {}
         entries = layer_names_now(models)
-        known = {key for key, _, _ in entries}
+        known = {key for key, _, _, _ in entries}
         counts: dict[int, int] = {}
         for layout in self._layouts.values():
             for i in layout.layer_of:
                 key = layout.layer_keys[i]
                 counts[key] = counts.get(key, 0) + 1
-        entries += [(key, self._provisional.get(key, str(key)), n) for key, n in counts.items() if key not in known]
+        entries += [(key, self._provisional.get(key, str(key)), n, None) for key, n in counts.items() if key not in known]
         rows: list[LayerRow] = []
-        for key, name, n in entries:
+        for key, name, n, kind in entries:
             track = self.layers.get(key)
             if key not in counts and not (track and track.has_grad):
                 # held by no optimizer and never given a gradient: a frozen teacher, the template layer
@@ -472,6 +472,7 @@ class LayerStats(Observer):
                 grad_norm_max=track.max if track and track.has_grad else None,
                 update_ratio=track.ratio if track else None,
                 has_grad=bool(track and track.has_grad),
+                kind=kind,
             ))
         return rows
 

@@ -79,7 +79,7 @@ def _layers_table(report) -> str:
     for row in report.layers:
         def fmt(v):
             return "&ndash;" if v is None else f"{v:.3g}"
-        name = e(row.name) if row.has_grad else f'<span class="nograd">{e(row.name)} (no gradient)</span>'
+        name = e(row.label) if row.has_grad else f'<span class="nograd">{e(row.label)} (no gradient)</span>'
         rows.append(
             f"<tr><td>{name}</td><td>{row.params}</td><td>{fmt(row.grad_norm)}</td>"
             f"<td>{fmt(row.grad_norm_max)}</td><td>{fmt(row.update_ratio)}</td></tr>"
@@ -98,7 +98,7 @@ def render_fragment(report) -> str:
     if report.steps_observed is not None:
         summary += f", {report.steps_observed} optimizer steps observed"
     if report.status:
-        summary += f", script {report.status}"
+        summary += f", {report.ran} {report.status}"
     badges = "".join(f'<span class="{sev}">{words}</span>' for sev, words in severity_counts(report.findings))
     badges = badges or '<span class="ok">no problems found</span>'
     parts = [f'<p class="counts">{badges}</p>', f'<p class="summary">{e(summary)}</p>']

@@ -29,6 +29,12 @@ class LayerRow:
     grad_norm_max: float | None  # over all observed steps
     update_ratio: float | None  # |update| / |weight| at the last measured step
     has_grad: bool  # received a gradient at least once
+    kind: str | None = None  # the module's class, shown beside the name; not in the JSON schema
+
+    @property
+    def label(self) -> str:
+        """The name with the class beside it where known: `model.0 (Linear)`."""
+        return f"{self.name} ({self.kind})" if self.kind else self.name
 
     def to_json(self) -> dict[str, Any]:
         return {
