@@ -52,6 +52,8 @@ class LayerTrack:
     ratio: float | None = None
     vanishing: int = 0
     judged: int = 0
+    last_finite: float | None = None  # the norm at the last step it was finite
+    nonfinite_since: int | None = None  # the step from which it has been NaN/Inf (None while finite)
 
 
 @dataclass
@@ -336,7 +338,8 @@ class LayerStats(Observer):
             total_sq += sq
             norm = math.sqrt(sq)
             layer = self.layers[names[i]]
-            layer.last = norm
+            layer.last = layer.last_finite = norm
+            layer.nonfinite_since = None
             layer.max = max(layer.max, norm)
             layer.total += norm
             layer.count += 1
@@ -350,6 +353,8 @@ class LayerStats(Observer):
                 # The report's layer table and chart say NaN/Inf, not "no value" (max and
                 # the running mean keep the finite steps only).
                 self.layers[names[i]].last = math.sqrt(layer_sq[i]) if layer_sq[i] > 0 else math.nan
+                if self.layers[names[i]].nonfinite_since is None:
+                    self.layers[names[i]].nonfinite_since = reading.step  # numbered as GD302 numbers it
             if self.first_bad_grad is None:
                 # Backward runs from the loss towards the inputs: the non-finite layer
                 # registered last (nearest the loss) is where it appeared first.
@@ -473,6 +478,8 @@ class LayerStats(Observer):
                 update_ratio=track.ratio if track else None,
                 has_grad=bool(track and track.has_grad),
                 kind=kind,
+                last_finite=track.last_finite if track else None,
+                nonfinite_from=track.nonfinite_since if track else None,
             ))
         return rows
 

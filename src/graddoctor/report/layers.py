@@ -29,7 +29,11 @@ class LayerRow:
     grad_norm_max: float | None  # over all observed steps
     update_ratio: float | None  # |update| / |weight| at the last measured step
     has_grad: bool  # received a gradient at least once
-    kind: str | None = None  # the module's class, shown beside the name; not in the JSON schema
+    # Not in the JSON schema, for the renderers: the module's class, shown beside the name, and on a
+    # run whose gradients became NaN/Inf, the last finite norm and the step they stopped being finite.
+    kind: str | None = None
+    last_finite: float | None = None
+    nonfinite_from: int | None = None
 
     @property
     def label(self) -> str:
