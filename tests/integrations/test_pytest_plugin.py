@@ -71,7 +71,7 @@ def test_fixture_marker_and_assertion_in_a_real_pytest_session(project):
             train(use_aux=False)
             report = graddoctor.report()
             (finding,) = [f for f in report.findings if f.code == "GD104"]
-            assert finding.subjects == ["aux.weight", "aux.bias"]
+            assert finding.subjects == ["net.aux.weight", "net.aux.bias"]
             assert finding.file.endswith("loops.py") and finding.line == {project.backward_line}
             assert report.steps_observed == 3
 

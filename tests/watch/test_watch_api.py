@@ -124,7 +124,7 @@ def test_attach_detach_and_report_while_attached():
         w.detach()
     report = w.report()
     assert report.command == "watch" and report.steps_observed == 3
-    assert [r.name for r in report.layers] == ["0", "1", "4"]
+    assert [r.name for r in report.layers] == ["model.0", "model.1", "model.4"]
     assert "GD201" in report.to_json()
 
 
@@ -194,4 +194,5 @@ def test_watch_plot_writes_a_screen_sized_png_of_the_users_layers(tmp_path):
     png = w.plot(str(tmp_path / "flow.png"))
     width, height = struct.unpack(">II", open(png, "rb").read(24)[16:24])
     assert (width, height) == (1200, 700)
-    assert [r.name for r in w.report().layers] == ["embed", "blocks.0", "blocks.1", "blocks.2", "head"]
+    assert [r.name for r in w.report().layers] == ["model.embed", "model.blocks.0", "model.blocks.1", "model.blocks.2",
+                                                  "model.head"]
