@@ -152,9 +152,9 @@ def test_gradflowmonitor_table_plot_and_tensorboard(tmp_path):
     assert table.splitlines()[0].split() == ["layer", "mean", "max", "last", "update/w"]
     assert "unused" in table and "no gradient" in table.split("unused")[1].splitlines()[0]
     history = monitor.history()
-    assert len(history["0"]) == 5
+    assert len(history["model.0"]) == 5
     expected = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in model[0].parameters()])).item()
-    assert abs(history["0"][-1][1] - expected) < 1e-5
+    assert abs(history["model.0"][-1][1] - expected) < 1e-5
     png = monitor.plot(str(tmp_path / "flow.png"))
     assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
 
@@ -166,8 +166,8 @@ def test_gradflowmonitor_table_plot_and_tensorboard(tmp_path):
 
     events = EventAccumulator(str(tmp_path / "tb"))
     events.Reload()
-    assert "grad_norm/0" in events.Tags()["scalars"]
-    assert len(events.Scalars("grad_norm/0")) == 5
+    assert "grad_norm/model.0" in events.Tags()["scalars"]
+    assert len(events.Scalars("grad_norm/model.0")) == 5
 
 
 def test_watch_plot_writes_a_screen_sized_png_of_the_users_layers(tmp_path):
