@@ -5,7 +5,7 @@ user's variable (`model.0.weight`), whatever the number of models: a name never
 changes when a second model appears. Tensors and modules that
 require grad but hide from `parameters()` (in a plain list, dict, or as a bare
 tensor attribute) are found by scanning module attributes, so a finding can say
-"`blocks[0].weight`, held in the plain list `Net.blocks`".
+"`model.blocks[0].weight`, held in the plain list `Net.blocks`".
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ _MAX_DEPTH = 3
 class Holding:
     """A tensor that requires grad but that `parameters()` does not list."""
 
-    name: str  # e.g. "encoder.blocks[0].weight"
+    name: str  # e.g. "model.encoder.blocks[0].weight"
     holder: nn.Module  # the module whose attribute holds it
     holder_name: str  # "encoder"
     attr: str  # "blocks"
