@@ -85,4 +85,4 @@ def test_history_every_step_in_the_monitor_and_sampled_in_watch():
             logits, _ = model(ids, with_aux=False)
             F.cross_entropy(logits.reshape(-1, 5), (ids % 5).reshape(-1)).backward()
             opt.step()
-    assert [s for s, _ in monitor.history()["head"]] == list(range(25))
+    assert [s for s, _ in monitor.history()["model.head"]] == list(range(25))
