@@ -97,8 +97,8 @@ def test_compiled_wrapper_names_parameters_as_the_user_does():
     model = TinyGPT()
     compiled = torch.compile(model)
     index = ModelIndex({"model": compiled})
-    assert index.name(model.lm_head.weight) == "lm_head.weight"
-    assert index.name(model.blocks[1].qkv.bias) == "blocks.1.qkv.bias"
+    assert index.name(model.lm_head.weight) == "model.lm_head.weight"
+    assert index.name(model.blocks[1].qkv.bias) == "model.blocks.1.qkv.bias"
 
 
 COMPILED_BUGS = """
