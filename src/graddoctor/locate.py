@@ -39,6 +39,7 @@ _FOREIGN_LIBRARY = re.compile(r"/(site|dist)-packages/|/lib/python\d\.\d+/|/lib/
 _user_files: set[str] = set()  # scripts handed to `graddoctor run`
 _verdicts: dict[str, bool] = {}
 _namers: list[Callable[[str], str | None]] = []  # e.g. a notebook's: cell file -> "Cell In[3]"
+_named: dict[str, str] = {}  # a name shown by a namer -> the file it stands for
 
 
 def declare_user_file(path: str) -> None:
@@ -102,6 +103,11 @@ def name_files(namer: Callable[[str], str | None]) -> None:
         _namers.append(namer)
 
 
+def named_file(name: str) -> str | None:
+    """The file a namer showed as `name` (`Cell In[3]` -> IPython's file of that cell), if any."""
+    return _named.get(name)
+
+
 def forget_namer(namer: Callable[[str], str | None]) -> None:
     if namer in _namers:
         _namers.remove(namer)
@@ -114,6 +120,7 @@ def display_path(filename: str | None) -> str | None:
     for namer in _namers:
         name = namer(filename)
         if name is not None:
+            _named[name] = filename
             return name
     if filename.startswith("<"):
         return filename

@@ -2,7 +2,7 @@
 
 fully_shard registers sharded DTensor parameters while forward runs on
 unsharded copies: unused parameters must still be named as the user names them
-(`aux.weight`), and correct sharded training must stay silent.
+(`model.aux.weight`), and correct sharded training must stay silent.
 """
 
 from __future__ import annotations
@@ -47,4 +47,4 @@ def test_fsdp2_unused_parameters_are_named_as_the_user_names_them(tmp_path, bug)
     if bug == "none":
         assert proc.returncode == 0 and found == [], proc.stdout + proc.stderr
     else:
-        assert found == [("GD104", ["aux.weight", "aux.bias"], "train.py", line_of("loss.backward()"))]
+        assert found == [("GD104", ["model.aux.weight", "model.aux.bias"], "train.py", line_of("loss.backward()"))]

@@ -115,7 +115,7 @@ def test_unused_parameter_under_ddp_fires_gd401_on_every_rank(torchrun):
     ran = torchrun(UNUSED, "--json", "report.json")
     assert ran.codes == {0: 1, 1: 1}, ran
     (finding,) = ran.findings("GD401")
-    assert finding["subjects"] == ["aux.weight", "aux.bias"]
+    assert finding["subjects"] == ["model.aux.weight", "model.aux.bias"]
     assert ran.findings("GD104") == []  # the same fact, said once, the DDP way (GD401 supersedes it)
     assert finding["file"] == "train.py" and finding["line"] == line_of(UNUSED, "backward")
     assert {"file": "train.py", "line": line_of(UNUSED, "forward"), "note": "the next forward pass raised here"} in finding["related"]
@@ -168,12 +168,12 @@ def test_replicas_that_diverge_fire_gd402_and_every_rank_exits_1(torchrun):
     ran = torchrun(DIVERGED, "--json", "report.json", "--fail-on", "error")
     assert ran.codes == {0: 1, 1: 1}, ran
     (finding,) = ran.findings("GD402")
-    assert finding["subjects"] == ["head.weight"]
+    assert finding["subjects"] == ["model.head.weight"]
     assert finding["step"] == 3  # sampled after steps 1, 2, 3: the edit follows step 2's sample
     assert finding["file"] == "train.py" and finding["line"] == line_of(DIVERGED, "step")
     assert ran.report["status"] == "completed"
     # find_unused_parameters=True hides the crash, not the unused parameters
-    assert [f["subjects"] for f in ran.findings("GD401")] == [["aux.weight", "aux.bias"]]
+    assert [f["subjects"] for f in ran.findings("GD401")] == [["model.aux.weight", "model.aux.bias"]]
 
 
 ALONE = """

@@ -30,7 +30,8 @@ def test_no_grad_inside_another_modules_forward_is_named_with_its_chain(tmp_path
     report = json.loads((tmp_path / "report.json").read_text())
     [finding] = report["findings"]
     assert (finding["code"], finding["file"], finding["line"]) == ("GD110", "model.py", 21)
-    assert finding["subjects"] == ["encoder.net.0.weight", "encoder.net.0.bias", "encoder.net.2.weight", "encoder.net.2.bias"]
+    assert finding["subjects"] == ["model.encoder.net.0.weight", "model.encoder.net.0.bias", "model.encoder.net.2.weight",
+                                  "model.encoder.net.2.bias"]
     related = [(r["file"], r["line"]) for r in finding["related"]]
     # the line computed without grad, the call chain into the model, the backward line; never the launcher
     assert related == [("model.py", 22), ("train.py", 13), ("train.py", 14)]

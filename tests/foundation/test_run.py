@@ -46,10 +46,11 @@ def test_unused_branch_gives_a_schema_valid_report_naming_exactly_those_paramete
     assert ran.report["status"] == "completed" and ran.report["steps_observed"] == 10
     assert ran.codes() == ["GD104"]
     gd104 = ran.finding("GD104")
-    assert gd104["subjects"] == ["unused.0.weight", "unused.0.bias", "unused.2.weight", "unused.2.bias"]
+    assert gd104["subjects"] == ["model.unused.0.weight", "model.unused.0.bias", "model.unused.2.weight",
+                                 "model.unused.2.bias"]
     assert (gd104["file"], gd104["line"]) == ("train.py", 22)
     layers = {row["name"]: row for row in ran.report["layers"]}
-    assert layers["unused.0"]["has_grad"] is False and layers["head"]["has_grad"] is True
+    assert layers["model.unused.0"]["has_grad"] is False and layers["model.head"]["has_grad"] is True
     assert "GD104" in ran.stdout and "train.py:22" in ran.stdout and "loss.backward()" in ran.stdout
 
 

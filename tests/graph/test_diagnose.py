@@ -33,10 +33,10 @@ def test_gd104_names_exactly_the_unreached_parameters_and_torch_agrees():
     report = graddoctor.diagnose(loss, model)
     assert report.codes == ["GD104"]
     finding = report.findings[0]
-    assert finding.subjects == ["aux.weight", "aux.bias"]
+    assert finding.subjects == ["model.aux.weight", "model.aux.bias"]
     assert finding.line is not None and finding.file.endswith("test_diagnose.py")
     loss.backward()  # the oracle: exactly those have no gradient
-    no_grad = sorted(n for n, p in model.named_parameters() if p.grad is None)
+    no_grad = sorted(f"model.{n}" for n, p in model.named_parameters() if p.grad is None)
     assert no_grad == sorted(finding.subjects)
 
 
@@ -114,10 +114,10 @@ def test_gd105_says_which_attribute_holds_them_and_where_it_is_assigned():
     loss = model(torch.randn(2, 4)).mean()
     report = graddoctor.diagnose(loss, model)
     by_subject = {tuple(f.subjects): f for f in report.findings if f.code == "GD105"}
-    blocks = by_subject[("blocks[0].weight", "blocks[0].bias", "blocks[1].weight", "blocks[1].bias")]
+    blocks = by_subject[("model.blocks[0].weight", "model.blocks[0].bias", "model.blocks[1].weight", "model.blocks[1].bias")]
     assert "plain Python list `PlainList.blocks`" in blocks.message
     assert blocks.line == PlainList.__init__.__code__.co_firstlineno + 2
-    temperature = by_subject[("temperature",)]
+    temperature = by_subject[("model.temperature",)]
     assert "nn.Parameter" in temperature.hint
     # The oracle: model.parameters() really does not list them.
     listed = {id(p) for p in model.parameters()}
@@ -137,10 +137,10 @@ def test_gd106_and_gd210_point_at_the_optimizer_construction():
     loss = model(torch.randn(3, 4)).sum()
     report = graddoctor.diagnose(loss, model, opt)
     gd106 = next(f for f in report.findings if f.code == "GD106")
-    assert gd106.subjects == ["head.weight", "head.bias"]
+    assert gd106.subjects == ["model.head.weight", "model.head.bias"]
     assert gd106.line == line
     gd210 = next(f for f in report.findings if f.code == "GD210")
-    assert gd210.subjects == ["aux.weight", "aux.bias"] and str(gd210.severity) == "info"
+    assert gd210.subjects == ["model.aux.weight", "model.aux.bias"] and str(gd210.severity) == "info"
 
 
 # --- near misses: correct code that must stay silent -----------------------------------------

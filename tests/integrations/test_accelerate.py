@@ -38,7 +38,7 @@ def found(ran) -> list[tuple]:
 
 
 @pytest.mark.parametrize("bug, expected", [
-    ("unused", [("GD104", ["aux.weight", "aux.bias"], "train.py", line_of("accelerator.backward(loss)"))]),
+    ("unused", [("GD104", ["model.aux.weight", "model.aux.bias"], "train.py", line_of("accelerator.backward(loss)"))]),
     ("no_zero_grad", [("GD201", [], "train.py", line_of("optimizer.step()"))]),
     ("none", []),
 ])
@@ -74,7 +74,7 @@ def test_accelerate_launch_two_processes_prints_one_merged_report(tmp_path, bug)
         # Without find_unused_parameters, DDP fails on the second step; GD401 says why, at the user's line.
         assert proc.returncode != 0
         assert f"error GD401 ddp-unused-parameters  train.py:{line_of('accelerator.backward(loss)')}:5" in out
-        assert "aux.weight and aux.bias" in out
+        assert "model.aux.weight and model.aux.bias" in out
 
 
 # Accelerate imported from a checkout (PYTHONPATH=src, `pip install -e`) lies outside

@@ -97,8 +97,8 @@ def test_compiled_wrapper_names_parameters_as_the_user_does():
     model = TinyGPT()
     compiled = torch.compile(model)
     index = ModelIndex({"model": compiled})
-    assert index.name(model.lm_head.weight) == "lm_head.weight"
-    assert index.name(model.blocks[1].qkv.bias) == "blocks.1.qkv.bias"
+    assert index.name(model.lm_head.weight) == "model.lm_head.weight"
+    assert index.name(model.blocks[1].qkv.bias) == "model.blocks.1.qkv.bias"
 
 
 COMPILED_BUGS = """
@@ -134,7 +134,8 @@ def test_run_names_user_lines_in_a_compiled_model_without_breaking_its_graph(gra
     ran = graddoctor_cli("run", "train.py", script=COMPILED_BUGS, timeout=600)
     assert ran.report["status"] == "completed", ran.stdout + ran.stderr
     gd104 = ran.finding("GD104")
-    assert gd104["subjects"] == ["unused.0.weight", "unused.0.bias", "unused.2.weight", "unused.2.bias"]
+    assert gd104["subjects"] == ["model.unused.0.weight", "model.unused.0.bias", "model.unused.2.weight",
+                                  "model.unused.2.bias"]
     assert (gd104["file"], gd104["line"]) == ("train.py", 23)  # loss.backward()
     gd201 = ran.finding("GD201")
     assert (gd201["file"], gd201["line"]) == ("train.py", 24)  # optimizer.step(), with no zero_grad

@@ -149,7 +149,7 @@ def test_unused_head_fires_gd104_at_the_training_step_return_line(capsys):
     (finding,) = [f for f in report.findings if f.code == "GD104"]
     assert finding.file == "tests/integrations/test_lightning.py" or finding.file.endswith("test_lightning.py")
     assert finding.line == line_of("return loss")
-    assert finding.subjects == ["aux.weight", "aux.bias"]
+    assert finding.subjects == ["model.aux.weight", "model.aux.bias"]
     assert report.steps_observed == 3
     assert "GD104" in capsys.readouterr().out  # printed at the end of fit
 

@@ -43,7 +43,7 @@ def test_unused_head_is_gd401_at_the_training_step(tmp_path):
     assert report["status"] == "crashed"  # DDP raises "Expected to have finished reduction" on step 2
     assert [f["code"] for f in report["findings"]] == ["GD401"]  # the drift it causes is not a second error
     gd401 = report["findings"][0]
-    assert gd401["subjects"] == ["aux.weight", "aux.bias"]
+    assert gd401["subjects"] == ["model.aux.weight", "model.aux.bias"]
     assert (Path(gd401["file"]).name, gd401["line"]) == ("lightning_ddp.py", line_of("return loss"))
 
 
@@ -51,7 +51,7 @@ def test_rank_dependent_edit_is_gd402(tmp_path):
     report = fit("diverge", tmp_path)
     assert report["status"] == "completed"
     assert [f["code"] for f in report["findings"]] == ["GD402"]
-    assert report["findings"][0]["subjects"] == ["head.bias"]
+    assert report["findings"][0]["subjects"] == ["model.head.bias"]
 
 
 def test_correct_ddp_training_is_silent(tmp_path):

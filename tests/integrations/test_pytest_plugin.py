@@ -72,7 +72,7 @@ def test_fixture_marker_and_assertion_in_a_real_pytest_session(project):
             train(use_aux=False)
             report = graddoctor.report()
             (finding,) = [f for f in report.findings if f.code == "GD104"]
-            assert finding.subjects == ["aux.weight", "aux.bias"]
+            assert finding.subjects == ["net.aux.weight", "net.aux.bias"]
             assert finding.file.endswith("loops.py") and finding.line == {project.backward_line}
             assert report.steps_observed == 3
 
@@ -128,9 +128,9 @@ def test_fixture_marker_and_assertion_in_a_real_pytest_session(project):
         # the marker: a failure that names the finding, its line and its parameters
         "*graddoctor found 1 finding(s) at or above 'error':*",
         f"*loops.py:{project.backward_line}: GD104 parameter-without-gradient:*",
-        "*parameters: aux.weight, aux.bias*",
+        "*parameters: net.aux.weight, net.aux.bias*",
     ])
-    result.stdout.fnmatch_lines(["*AssertionError: gradients do not flow:*", "*parameters: 0.weight, 0.bias*"])
+    result.stdout.fnmatch_lines(["*AssertionError: gradients do not flow:*", "*parameters: net.0.weight, net.0.bias*"])
     result.stdout.fnmatch_lines(["*RuntimeError: user failure*"])
     summary = "\n".join(line for line in result.stdout.lines if line.startswith(("PASSED", "FAILED")))
     for name in ("test_report.py::test_broken", "test_report.py::test_correct", "test_marker.py::test_correct_passes",
@@ -178,7 +178,7 @@ def test_assert_gradients_flow_names_the_parameters_and_torch_agrees():
     with pytest.raises(AssertionError) as info:
         assert_gradients_flow(net, loss)
     text = str(info.value)
-    assert "GD104" in text and "b.weight, b.bias" in text and "test_pytest_plugin.py" in text
+    assert "GD104" in text and "net.b.weight, net.b.bias" in text and "test_pytest_plugin.py" in text
     loss.backward()
     assert net.b.weight.grad is None and net.a.weight.grad is not None
 

@@ -91,7 +91,7 @@ def test_unused_head_fires_gd104_at_the_train_line(tmp_path, capsys):
     trainer.train()  # <- train
     assert_detached()
     (finding,) = [f for f in callback.report().findings if f.code == "GD104"]
-    assert finding.subjects == ["aux_head.weight", "aux_head.bias"]
+    assert finding.subjects == ["model.aux_head.weight", "model.aux_head.bias"]
     assert finding.file.endswith("test_transformers.py") and finding.line == line_of("train")
     assert model.aux_head.weight.grad is None  # the oracle: torch agrees
     assert "GD104" in capsys.readouterr().out

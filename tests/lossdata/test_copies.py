@@ -44,7 +44,7 @@ def test_list_times_n_in_a_module_list():
     model = Tower(nn.ModuleList([block] * 3))  # built while not watched: the owner's __init__ line is used
     w = _fit(model)
     [f] = findings(w, "GD502")
-    assert f.subjects == ["blocks.0", "blocks.1", "blocks.2"]
+    assert f.subjects == ["model.blocks.0", "model.blocks.1", "model.blocks.2"]
     assert "same Linear object 3 times" in f.message and "272 weights" in f.message
     # oracle: the three "layers" really are one set of weights
     assert sum(p.numel() for p in model.blocks.parameters()) == 272
@@ -62,9 +62,9 @@ def test_sequential_built_while_watched_points_at_its_construction():
             loss.backward()
             opt.step()
     # discovery finds every live model, earlier tests' included: take the one built here
-    [f] = [f for f in findings(w, "GD502") if f.subjects == ["0", "1"]]
+    [f] = [f for f in findings(w, "GD502") if f.subjects == ["body.0", "body.1"]]
     line = open(f.file).read().splitlines()[f.line - 1]
-    assert "nn.Sequential(*[block] * 2" in line and f.subjects == ["0", "1"]
+    assert "nn.Sequential(*[block] * 2" in line and f.subjects == ["body.0", "body.1"]
 
 
 def test_weight_tying_reuse_in_forward_and_repeated_activations_are_silent():

@@ -206,8 +206,8 @@ def test_sigmoid_mlp_first_layers_are_gd304(run_script):
     ran = run_script({"train.py": SIGMOID})
     found = ran.only("GD304")
     assert (found.file, found.line) == ("train.py", line_of(SIGMOID, "loss.backward()"))
-    assert found.subjects[0] == "net.0"
-    assert "net.10" not in found.subjects  # the output layer learns
+    assert found.subjects[0] == "model.net.0"
+    assert "model.net.10" not in found.subjects  # the output layer learns
 
 
 @pytest.mark.parametrize("name,program", [

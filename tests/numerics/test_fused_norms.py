@@ -64,10 +64,11 @@ def test_layer_norms_are_torch_norms_with_gradients_that_come_and_go():
     for layer in ("blocks.0.1", "blocks.5.0", "embed", "head"):
         expected = torch.linalg.vector_norm(torch.cat([g.flatten() for n, g in final.items()
                                                         if n.rsplit(".", 1)[0] == layer])).item()
-        assert abs(last[layer] - expected) <= 1e-5 * max(1.0, expected), (layer, last[layer], expected)
+        shown = last[f"model.{layer}"]  # named by the variable watch() was given
+        assert abs(shown - expected) <= 1e-5 * max(1.0, expected), (layer, shown, expected)
     # the auxiliary head had a gradient on steps 0, 3, 6, 9, 12 only: its last norm is step 12's
     aux = torch.linalg.vector_norm(torch.cat([grads[12]["aux.weight"].flatten(), grads[12]["aux.bias"]])).item()
-    assert abs(last["aux"] - aux) <= 1e-5 * max(1.0, aux)
+    assert abs(last["model.aux"] - aux) <= 1e-5 * max(1.0, aux)
 
 
 def test_history_every_step_in_the_monitor_and_sampled_in_watch():
@@ -84,4 +85,4 @@ def test_history_every_step_in_the_monitor_and_sampled_in_watch():
             logits, _ = model(ids, with_aux=False)
             F.cross_entropy(logits.reshape(-1, 5), (ids % 5).reshape(-1)).backward()
             opt.step()
-    assert [s for s, _ in monitor.history()["head"]] == list(range(1, 26))
+    assert [s for s, _ in monitor.history()["model.head"]] == list(range(1, 26))

@@ -51,7 +51,7 @@ def test_round_in_the_path_fires_and_names_the_gate():
     found = _train(RoundedGate())
     assert found, "round() zeroes the gate's gradient on every step"
     subjects = {s for f in found for s in f.subjects}
-    assert subjects == {"gate.weight", "gate.bias"}
+    assert subjects == {"model.gate.weight", "model.gate.bias"}
     # torch agrees: the gradients exist and are exactly zero
     model = RoundedGate()
     model(torch.randn(4, 8)).sum().backward()
@@ -61,7 +61,7 @@ def test_round_in_the_path_fires_and_names_the_gate():
 def test_dead_final_relu_fires_for_the_whole_model():
     found = _train(DeadHead())
     subjects = {s for f in found for s in f.subjects}
-    assert {"head.weight", "head.bias", "body.weight", "body.bias"} <= subjects
+    assert {"model.head.weight", "model.head.bias", "model.body.weight", "model.body.bias"} <= subjects
 
 
 @pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
@@ -88,7 +88,7 @@ def test_run_points_at_the_clamp_line(graddoctor_cli):
             opt.step()
     ''')
     finding = ran.finding("GD111")
-    assert finding["line"] == 12 and finding["subjects"] == ["scale"]
+    assert finding["line"] == 12 and finding["subjects"] == ["model.scale"]
     assert "clamp" in finding["message"]
 
 

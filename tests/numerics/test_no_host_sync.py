@@ -155,7 +155,7 @@ def test_no_host_read_per_step_in_steady_state(monkeypatch):
     assert report.ok, str(report)
     rows = {r.name: r for r in report.layers}
     expected = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in model.head.parameters()])).item()
-    assert abs(rows["head"].grad_norm - expected) < 1e-4 * max(1.0, expected)
+    assert abs(rows["model.head"].grad_norm - expected) < 1e-4 * max(1.0, expected)
 
 
 def test_counter_sees_a_host_read_made_by_graddoctor(monkeypatch):

@@ -52,10 +52,10 @@ def test_healthy_run_is_silent_and_has_layer_rows():
     report = w.report()
     assert report.ok, str(report)
     rows = {r.name: r for r in report.layers}
-    assert set(rows) == {"0", "2"}
+    assert set(rows) == {"model.0", "model.2"}
     # oracle: the last recorded norm is the norm torch reports for the last gradients
     expected = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in model[2].parameters()])).item()
-    assert abs(rows["2"].grad_norm - expected) < 1e-4 * max(1.0, expected)
+    assert abs(rows["model.2"].grad_norm - expected) < 1e-4 * max(1.0, expected)
     assert all(r.has_grad and r.update_ratio is not None for r in rows.values())
 
 
@@ -93,7 +93,7 @@ def test_gd302_nan_gradient_in_one_layer():
     w = _train(model, torch.optim.SGD(model.parameters(), lr=0.01), 1, x, y)
     f = finding(w, "GD302")
     assert f.line == line("TRAIN")
-    assert f.subjects == ["inner.weight", "inner.bias"]
+    assert f.subjects == ["model.inner.weight", "model.inner.bias"]
     assert "GD301" not in codes(w)
     assert model.inner.weight.grad.isnan().any() and not model.outer.weight.grad.isnan().any()
 
@@ -119,7 +119,7 @@ def test_gd304_vanishing_gradients_in_deep_sigmoid_net():
     x = torch.randn(32, 16)
     w = _train(model, torch.optim.SGD(model.parameters(), lr=0.1), 6, x, torch.randn(32, 1))
     f = finding(w, "GD304")
-    assert "0" in f.subjects and "28" not in f.subjects
+    assert "model.0" in f.subjects and "model.28" not in f.subjects
 
 
 def test_gd305_learning_rate_far_too_small():

@@ -55,7 +55,7 @@ def test_no_grad_inside_another_modules_forward_points_at_that_line(run_script):
     ran = run_script({"model.py": MODEL, "train.py": TRAIN})
     found = ran.only("GD110")  # grad mode off: GD110 at the line that turned it off, not GD104
     assert (found.file, found.line) == ("model.py", line_of(MODEL, "with torch.no_grad()"))
-    assert found.subjects == ["encoder.proj.weight", "encoder.proj.bias"]
+    assert found.subjects == ["model.encoder.proj.weight", "model.encoder.proj.bias"]
     notes = {(r.file, r.line): r.note for r in found.related}
     assert notes[("model.py", line_of(MODEL, "feats = self.encoder(x)"))] == "computed without gradient recording here"
     assert ("train.py", line_of(TRAIN, "loss = model(")) in notes  # the chain leads to the cut
@@ -101,7 +101,7 @@ def test_detach_inside_a_helper_two_calls_away(run_script):
     ran = run_script({"helpers.py": helpers, "train.py": train})
     found = ran.only("GD104")
     assert (found.file, found.line) == ("helpers.py", line_of(helpers, "h.detach()"))
-    assert found.subjects == ["0.weight", "0.bias"]
+    assert found.subjects == ["model.0.weight", "model.0.bias"]
     chain = [(r.file, r.line) for r in found.related]
     assert ("helpers.py", line_of(helpers, "return normalise(")) in chain
     assert ("train.py", line_of(train, "loss = model[1]")) in chain
@@ -139,7 +139,7 @@ def test_item_round_trip_in_a_loss_function_three_calls_away(run_script):
     ran = run_script({"losses.py": losses, "train.py": train})
     found = ran.only("GD104")
     assert (found.file, found.line) == ("losses.py", line_of(losses, ".item()"))
-    assert set(found.subjects) == {"weight", "bias"}
+    assert set(found.subjects) == {"model.weight", "model.bias"}
     chain = [(r.file, r.line) for r in found.related]
     assert ("losses.py", line_of(losses, "return torch.tensor(_value(")) in chain
     assert ("losses.py", line_of(losses, "return _scaled(")) in chain

@@ -185,7 +185,7 @@ def test_data_write_between_forward_and_backward_is_gd109(run_script):
     ran = run_script({"train.py": DATA_WRITE})
     found = ran.only("GD109")
     assert (found.file, found.line) == ("train.py", line_of(DATA_WRITE, "weight.data.mul_"))
-    assert found.subjects == ["weight"]
+    assert found.subjects == ["model.weight"]
 
 
 def test_data_write_after_the_step_is_silent(run_script):

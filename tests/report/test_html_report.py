@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import tempfile
@@ -118,5 +119,51 @@ def test_html_of_a_nan_from_step_one_run_renders_in_headless_chromium(graddoctor
     dom = _browser("--dump-dom", page.as_uri())
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert 'data-code="GD301"' in dom.stdout
-    assert "nan gradient" in dom.stdout  # the chart says NaN in words, no bar of NaN width
+    # never finite: the chart says NaN in words, with the step, and draws no bar of NaN width
+    assert re.search(r'class="nonfinite">NaN from step \d+</text>', dom.stdout), dom.stdout
+    assert "<title>last finite" not in dom.stdout
     assert 'class="gradflow"' in dom.stdout and 'width="nan"' not in dom.stdout
+
+
+NAN_IN_THE_LAST_STEPS = """
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+x, y = torch.randn(32, 8), torch.randn(32, 1)
+for step in range(8):
+    optimizer.zero_grad()
+    scale = torch.tensor(-1.0).sqrt() if step >= 6 else torch.tensor(1.0)  # NaN in the last two steps
+    loss = F.mse_loss(model(x) * scale, y)
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def test_chart_of_a_run_that_ends_in_nan_shows_the_last_finite_norms_and_where_nan_began(graddoctor_cli):
+    _chromium()
+    ran = graddoctor_cli("run", "--html", "nan.html", "train.py", script=NAN_IN_THE_LAST_STEPS)
+    assert [row["grad_norm"] for row in ran.report["layers"]] == ["nan", "nan"]  # the JSON still says NaN
+    first_nan = ran.finding("GD301")["step"]
+    page = graddoctor_cli.path / "nan.html"
+    dom = _browser("--dump-dom", page.as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    svg = dom.stdout[dom.stdout.index('class="gradflow"'):dom.stdout.index("</svg>")]
+    # each layer: a bar of its last finite norm (a real width), and a mark from the step the loss became NaN
+    lasts = re.findall(r'width="([0-9.]+)" height="6" fill="#1565c0"><title>last finite ([0-9.e+-]+)</title>', svg)
+    assert len(lasts) == 2 and all(float(width) > 0 and float(value) > 0 for width, value in lasts), svg
+    assert svg.count(f'class="nonfinite">NaN from step {first_nan}</text>') == 2, svg
+    assert "nan gradient" not in svg and 'width="nan"' not in svg
+    assert f"nan (from step {first_nan}; last finite" in dom.stdout  # the table says both too
+
+    shot = graddoctor_cli.path / "nan.png"
+    done = _browser("--window-size=900,700", f"--screenshot={shot}", page.as_uri())
+    assert done.returncode == 0 and shot.exists(), done.stderr[-2000:]
+    from PIL import Image
+
+    chart = Image.open(shot).convert("RGB")
+    colours = chart.getcolors(maxcolors=1 << 20) or []
+    assert any(b > 150 and r < 60 for _, (r, g, b) in colours), "no blue bars rendered on a NaN run"

@@ -32,6 +32,30 @@ def test_lines_outside_the_file_and_pseudo_files_show_nothing(tmp_path):
     assert reader.line(str(tmp_path / "gone.py"), 1) is None
 
 
+def test_a_notebook_cell_is_read_from_linecache_under_the_name_the_report_shows():
+    import linecache
+
+    from graddoctor.locate import display_path, forget_namer, name_files
+
+    # IPython keeps each cell's text in linecache under a file that does not exist on disk
+    cell_file = "/tmp/ipykernel_0/graddoctor-test-cell.py"
+    linecache.cache[cell_file] = (30, None, ["x = 1\n", "opt.step()\n"], cell_file)
+
+    def namer(filename):
+        return "Cell In[7]" if filename == cell_file else None
+
+    name_files(namer)
+    try:
+        assert display_path(cell_file) == "Cell In[7]"  # as a finding shows it
+        assert SourceLines().line("Cell In[7]", 2) == "opt.step()"
+        assert SourceLines().line(cell_file, 1) == "x = 1"
+        # near miss: another cell's name, never shown by this kernel, has no lines
+        assert SourceLines().line("Cell In[8]", 1) is None
+    finally:
+        forget_namer(namer)
+        linecache.cache.pop(cell_file, None)
+
+
 def test_one_count_wording_for_lint_and_the_terminal():
     findings = [_finding("GD101", Severity.ERROR), _finding("GD201", Severity.WARNING),
                 _finding("GD205", Severity.WARNING), _finding("GD306", Severity.INFO), _finding("GD304", Severity.INFO)]

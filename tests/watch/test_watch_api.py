@@ -124,7 +124,7 @@ def test_attach_detach_and_report_while_attached():
         w.detach()
     report = w.report()
     assert report.command == "watch" and report.steps_observed == 3
-    assert [r.name for r in report.layers] == ["0", "1", "4"]
+    assert [r.name for r in report.layers] == ["model.0", "model.1", "model.4"]
     assert "GD201" in report.to_json()
 
 
@@ -152,9 +152,9 @@ def test_gradflowmonitor_table_plot_and_tensorboard(tmp_path):
     assert table.splitlines()[0].split() == ["layer", "mean", "max", "last", "update/w"]
     assert "unused" in table and "no gradient" in table.split("unused")[1].splitlines()[0]
     history = monitor.history()
-    assert len(history["0"]) == 5
+    assert len(history["model.0"]) == 5
     expected = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in model[0].parameters()])).item()
-    assert abs(history["0"][-1][1] - expected) < 1e-5
+    assert abs(history["model.0"][-1][1] - expected) < 1e-5
     png = monitor.plot(str(tmp_path / "flow.png"))
     assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
 
@@ -166,8 +166,8 @@ def test_gradflowmonitor_table_plot_and_tensorboard(tmp_path):
 
     events = EventAccumulator(str(tmp_path / "tb"))
     events.Reload()
-    assert "grad_norm/0" in events.Tags()["scalars"]
-    assert len(events.Scalars("grad_norm/0")) == 5
+    assert "grad_norm/model.0" in events.Tags()["scalars"]
+    assert len(events.Scalars("grad_norm/model.0")) == 5
 
 
 def test_watch_plot_writes_a_screen_sized_png_of_the_users_layers(tmp_path):
@@ -194,4 +194,5 @@ def test_watch_plot_writes_a_screen_sized_png_of_the_users_layers(tmp_path):
     png = w.plot(str(tmp_path / "flow.png"))
     width, height = struct.unpack(">II", open(png, "rb").read(24)[16:24])
     assert (width, height) == (1200, 700)
-    assert [r.name for r in w.report().layers] == ["embed", "blocks.0", "blocks.1", "blocks.2", "head"]
+    assert [r.name for r in w.report().layers] == ["model.embed", "model.blocks.0", "model.blocks.1", "model.blocks.2",
+                                                  "model.head"]

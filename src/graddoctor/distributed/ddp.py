@@ -18,6 +18,7 @@ from graddoctor.finding import Finding, Related
 from graddoctor.graph.phrases import name_list, plural
 from graddoctor.locate import Location, user_location
 from graddoctor.rules import make
+from graddoctor.graph.naming import ModelIndex
 from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
 
 REDUCTION_ERROR = re.compile(r"Expected to have finished reduction in the prior iteration")
@@ -70,6 +71,15 @@ class DDPObserver(Observer):
             self._ddp = ddp_modules(self.session.models())
         return self._ddp
 
+    def _named(self, ddp) -> list[tuple[str, torch.Tensor]]:
+        """The parameters of the model DDP wraps, named as every finding names them (`model.aux.weight`),
+        so that GD401 supersedes the GD104 of the same parameters."""
+        try:
+            names = ModelIndex(self.session.models()).names
+        except Exception:  # a model that cannot be indexed: torch's own names, still correct
+            names = {}
+        return [(names.get(id(p), n), p) for n, p in ddp.module.named_parameters()]
+
     # --- GD401 ---------------------------------------------------------------------------------
 
     def before_backward(self, event: BackwardEvent) -> None:
@@ -86,7 +96,7 @@ class DDPObserver(Observer):
     def _unused(self) -> list[tuple[nn.parallel.DistributedDataParallel, list[str]]]:
         out = []
         for ddp in self._find_ddp():
-            names = [n for n, p in ddp.module.named_parameters() if p.requires_grad and id(p) not in self._reached]
+            names = [n for n, p in self._named(ddp) if p.requires_grad and id(p) not in self._reached]
             if names:
                 out.append((ddp, names))
         return out
@@ -146,6 +156,6 @@ class DDPObserver(Observer):
         with torch.no_grad():
             prints = {
                 name: fingerprint(p) for d, ddp in enumerate(ddps)
-                for name, p in ((f"{d}:{n}" if d else n, p) for n, p in ddp.module.named_parameters())
+                for name, p in ((f"{d}:{n}" if d else n, p) for n, p in self._named(ddp))
             }
         self.samples.append({"step": event.step, "file": where.shown()["file"], "line": where.line, "prints": prints})

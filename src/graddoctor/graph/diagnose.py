@@ -12,6 +12,7 @@ from graddoctor.graph.checks import check_loss_value, check_reach
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.locate import user_location
 from graddoctor.report.report import Report
+from graddoctor.session.models import label_models, names_in_user_frames
 from graddoctor.session.registry import record_for
 
 
@@ -37,7 +38,7 @@ def diagnose(
     >>> report.codes
     ['GD104']
     >>> report.findings[0].subjects
-    ['0.weight', '0.bias']
+    ['net.0.weight', 'net.0.bias']
     """
     where = user_location(sys._getframe(1))
     findings, walked = check_loss_value(loss, where)
@@ -55,12 +56,13 @@ def diagnose(
 def _models(model) -> dict[str, nn.Module]:
     if model is None:
         return {}
-    if isinstance(model, nn.Module):
-        return {"model": model}
     if isinstance(model, dict):
         return dict(model)
-    models = list(model)
-    return {f"model{i}": m for i, m in enumerate(models)} if len(models) > 1 else {"model": models[0]}
+    models = [model] if isinstance(model, nn.Module) else list(model)
+    # named by the caller's variables (`net.0.weight`), as `run` and `watch()` name them
+    held = names_in_user_frames({id(m) for m in models})
+    fallback = {id(m): f"model{i}" for i, m in enumerate(models)} if len(models) > 1 else {id(models[0]): "model"}
+    return label_models(models, None, {**fallback, **held})
 
 
 def _optimizers(optimizer) -> list[torch.optim.Optimizer]:

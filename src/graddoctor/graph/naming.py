@@ -1,9 +1,11 @@
 """Name the tensors a graph reaches, the way the user names them.
 
-Parameters get their `named_parameters()` names. Tensors and modules that
+Parameters get their `named_parameters()` names under the model's label, the
+user's variable (`model.0.weight`), whatever the number of models: a name never
+changes when a second model appears. Tensors and modules that
 require grad but hide from `parameters()` (in a plain list, dict, or as a bare
 tensor attribute) are found by scanning module attributes, so a finding can say
-"`blocks[0].weight`, held in the plain list `Net.blocks`".
+"`model.blocks[0].weight`, held in the plain list `Net.blocks`".
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ _MAX_DEPTH = 3
 class Holding:
     """A tensor that requires grad but that `parameters()` does not list."""
 
-    name: str  # e.g. "encoder.blocks[0].weight"
+    name: str  # e.g. "model.encoder.blocks[0].weight"
     holder: nn.Module  # the module whose attribute holds it
     holder_name: str  # "encoder"
     attr: str  # "blocks"
@@ -37,7 +39,6 @@ class ModelIndex:
 
     def __init__(self, models: dict[str, nn.Module]):
         self.models = models
-        prefix_needed = len(models) > 1
         self.names: dict[int, str] = {}
         self.params: dict[int, nn.Parameter] = {}
         self.owner: dict[int, str] = {}  # param id -> root label
@@ -47,7 +48,7 @@ class ModelIndex:
         self._stands_for: dict[int, int] = {}  # id of FSDP2's unsharded copy -> id of the parameter
         for label, model in models.items():
             model = unwrap(model)
-            prefix = f"{label}." if prefix_needed else ""
+            prefix = f"{label}."
             for mod_name, module in model.named_modules(remove_duplicate=False):
                 for p_name, param in module._parameters.items():
                     if param is None or id(param) in self.names:
@@ -56,9 +57,9 @@ class ModelIndex:
                     self.names[id(param)] = prefix + full
                     self.params[id(param)] = param
                     self.owner[id(param)] = label
-                    self.module_of[id(param)] = prefix + mod_name if mod_name else (label if prefix_needed else "")
+                    self.module_of[id(param)] = prefix + mod_name if mod_name else label
             for mod_name, module in model.named_modules():
-                self._scan_hidden(module, prefix + mod_name if mod_name else prefix.rstrip("."))
+                self._scan_hidden(module, prefix + mod_name if mod_name else label)
             self._alias_fsdp2(model)
 
     def _alias_fsdp2(self, model: nn.Module) -> None:

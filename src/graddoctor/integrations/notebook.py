@@ -1,4 +1,5 @@
-"""Jupyter / IPython: `%load_ext graddoctor`, then `%%graddoctor [run options]` on a cell.
+"""Jupyter / IPython: `%load_ext graddoctor`, then `%%graddoctor [run options]` on a cell,
+or `%graddoctor on` / `%graddoctor report` / `%graddoctor off` around several cells.
 
 The cell magic runs its cell as `graddoctor run` runs a script: the standard
 observers in run mode (deep for the first steps), the notebook's own namespace
@@ -8,6 +9,10 @@ after the report, never swallowed. Findings name the cell as IPython does in
 its tracebacks (`Cell In[3]:5`), with line numbers as the cell shows them; the
 extension also names cells that way for a `watch()` attached in one cell and
 used in later ones.
+
+The line magic keeps one watch (the `watch()` observers, models found and named
+by the notebook's variables) attached from `%graddoctor on` to `%graddoctor off`,
+whatever the cells in between raise; `%graddoctor report` shows its findings so far.
 """
 
 from __future__ import annotations
@@ -21,11 +26,14 @@ from typing import Any
 from graddoctor.locate import declare_user_file, forget_namer, name_files
 
 _loaded: dict[int, Any] = {}  # id(shell) -> the namer registered for it
+_watches: dict[int, Any] = {}  # id(shell) -> the session of `%graddoctor on` (kept after `off` for `report`)
+
+_LINE_USAGE = "%graddoctor on | off | report  (or %%graddoctor [run options] on a cell)"
 
 
 def load_ipython_extension(ipython: Any) -> None:
-    """`%load_ext graddoctor`: register the `%%graddoctor` cell magic and name cells in findings."""
-    ipython.register_magic_function(_magic(ipython), magic_kind="cell", magic_name="graddoctor")
+    """`%load_ext graddoctor`: register the `%graddoctor` line and cell magics and name cells in findings."""
+    ipython.register_magic_function(_magic(ipython), magic_kind="line_cell", magic_name="graddoctor")
     if id(ipython) not in _loaded:
         namer = _cell_namer(ipython)
         name_files(namer)
@@ -36,6 +44,9 @@ def unload_ipython_extension(ipython: Any) -> None:
     namer = _loaded.pop(id(ipython), None)
     if namer is not None:
         forget_namer(namer)
+    session = _watches.pop(id(ipython), None)
+    if session is not None and session.attached:
+        session.detach()
 
 
 def _cell_namer(ipython: Any):
@@ -62,13 +73,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _magic(ipython: Any):
-    def graddoctor(line: str, cell: str):
-        """Run this cell as `graddoctor run` runs a script and show the report below it.
+    def graddoctor(line: str, cell: str | None = None):
+        """`%%graddoctor [options]`: run this cell as `graddoctor run` runs a script and show the
+        report below it. `%graddoctor on`: watch the training of every following cell until
+        `%graddoctor off`; `%graddoctor report`: show the findings so far.
 
-        Options as for `graddoctor run`: --max-steps N, --no-deep, --json FILE, --html FILE,
+        Cell options as for `graddoctor run`: --max-steps N, --no-deep, --json FILE, --html FILE,
         --quiet (no report shown; the files are still written). --fail-on is accepted for
         copy-paste from the command line; a notebook has no exit code.
         """
+        if cell is None:
+            return line_magic(ipython, line.strip())
         try:
             opts = _parser().parse_args(shlex.split(line))
         except (argparse.ArgumentError, SystemExit) as exc:
@@ -107,6 +122,7 @@ def run_cell(ipython: Any, cell: str, opts: argparse.Namespace):
     # Ctrl-C in a cell stops the run like --max-steps does; it is not the user's error to explain.
     explained = None if isinstance(user_exc, KeyboardInterrupt) else user_exc
     report = build_report(session, command="run", target=filename, status=status, exc=explained)
+    report.ran = "cell"
     _write(report, opts)
     if not opts.quiet:
         from IPython.display import display
@@ -116,6 +132,32 @@ def run_cell(ipython: Any, cell: str, opts: argparse.Namespace):
     if user_exc is not None:
         raise user_exc
     return None
+
+
+def line_magic(ipython: Any, command: str):
+    """`on`, `off` or `report`: one watch per notebook, across cells."""
+    from graddoctor.assembly import standard_session
+
+    session = _watches.get(id(ipython))
+    if command == "on":
+        if session is not None and session.attached:
+            return None  # already watching: a second `on` must not attach the observers twice
+        session = standard_session(mode="watch", namespace=ipython.user_ns)
+        _watches[id(ipython)] = session.attach()
+        return None
+    if command == "off":
+        if session is not None and session.attached:
+            session.detach()
+        return None
+    if command == "report":
+        if session is None:
+            raise ValueError("%graddoctor report: nothing watched yet; start with %graddoctor on")
+        from graddoctor.report.build import build_report
+
+        report = build_report(session, command="watch")
+        report.ran = "cell"
+        return report  # shown as HTML by Report._repr_html_, as text in a terminal IPython
+    raise ValueError(f"%graddoctor {command}: unknown; usage: {_LINE_USAGE}")
 
 
 def _cell_number(ipython: Any) -> int:

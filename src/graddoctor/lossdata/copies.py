@@ -36,9 +36,10 @@ class SharedCopies:
 
     def _check(self, container: nn.Module, prefix: str, label: str, owners: dict, step: int) -> None:
         entries: dict[int, list[str]] = {}
+        path = f"{label}.{prefix}" if prefix else label  # named as every layer is: `model.blocks.0`
         for key, child in container._modules.items():
             if child is not None and next(child.parameters(), None) is not None:
-                entries.setdefault(id(child), []).append(f"{prefix}.{key}" if prefix else key)
+                entries.setdefault(id(child), []).append(f"{path}.{key}")
         repeated = [names for names in entries.values() if len(names) > 1]
         if not repeated:
             return
@@ -48,7 +49,7 @@ class SharedCopies:
         where = self._built_where(container, owners)
         params = sum(p.numel() for p in module.parameters())
         subjects = [n for group in repeated for n in group]
-        message = (f"`{prefix or label}` ({kind}) holds the same {type(module).__name__} object {len(names)} times "
+        message = (f"`{path}` ({kind}) holds the same {type(module).__name__} object {len(names)} times "
                    f"({', '.join(f'`{n}`' for n in names[:6])}{', ...' if len(names) > 6 else ''}): these "
                    f"{len(names)} \"layers\" are one set of {params:,} weights applied {len(names)} times, not "
                    f"{len(names)} layers.")

@@ -52,6 +52,8 @@ class LayerTrack:
     ratio: float | None = None
     vanishing: int = 0
     judged: int = 0
+    last_finite: float | None = None  # the norm at the last step it was finite
+    nonfinite_since: int | None = None  # the step from which it has been NaN/Inf (None while finite)
 
 
 @dataclass
@@ -338,7 +340,8 @@ class LayerStats(Observer):
             total_sq += sq
             norm = math.sqrt(sq)
             layer = self.layers[names[i]]
-            layer.last = norm
+            layer.last = layer.last_finite = norm
+            layer.nonfinite_since = None
             layer.max = max(layer.max, norm)
             layer.total += norm
             layer.count += 1
@@ -352,6 +355,8 @@ class LayerStats(Observer):
                 # The report's layer table and chart say NaN/Inf, not "no value" (max and
                 # the running mean keep the finite steps only).
                 self.layers[names[i]].last = math.sqrt(layer_sq[i]) if layer_sq[i] > 0 else math.nan
+                if self.layers[names[i]].nonfinite_since is None:
+                    self.layers[names[i]].nonfinite_since = reading.step  # numbered as GD302 numbers it
             if self.first_bad_grad is None:
                 # Backward runs from the loss towards the inputs: the non-finite layer
                 # registered last (nearest the loss) is where it appeared first.
@@ -433,7 +438,7 @@ class LayerStats(Observer):
             models = self.session.models()
         except Exception:
             models = {}
-        for key, name, _ in layer_names_now(models):
+        for key, name, _, _ in layer_names_now(models):
             out[key] = name
         return out
 
@@ -453,15 +458,15 @@ class LayerStats(Observer):
         except Exception:
             models = {}
         entries = layer_names_now(models)
-        known = {key for key, _, _ in entries}
+        known = {key for key, _, _, _ in entries}
         counts: dict[int, int] = {}
         for layout in self._layouts.values():
             for i in layout.layer_of:
                 key = layout.layer_keys[i]
                 counts[key] = counts.get(key, 0) + 1
-        entries += [(key, self._provisional.get(key, str(key)), n) for key, n in counts.items() if key not in known]
+        entries += [(key, self._provisional.get(key, str(key)), n, None) for key, n in counts.items() if key not in known]
         rows: list[LayerRow] = []
-        for key, name, n in entries:
+        for key, name, n, kind in entries:
             track = self.layers.get(key)
             if key not in counts and not (track and track.has_grad):
                 # held by no optimizer and never given a gradient: a frozen teacher, the template layer
@@ -474,6 +479,9 @@ class LayerStats(Observer):
                 grad_norm_max=track.max if track and track.has_grad else None,
                 update_ratio=track.ratio if track else None,
                 has_grad=bool(track and track.has_grad),
+                kind=kind,
+                last_finite=track.last_finite if track else None,
+                nonfinite_from=track.nonfinite_since if track else None,
             ))
         return rows
 

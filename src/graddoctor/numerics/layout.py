@@ -10,7 +10,7 @@ import math
 
 import torch
 
-from graddoctor.graph.naming import ModelIndex
+from graddoctor.graph.naming import ModelIndex, unwrap
 
 
 class Layout:
@@ -29,8 +29,8 @@ class Layout:
             name = index.name(p) if index is not None else f"param{len(self.param_names)}"
             self.param_names.append(name)
             layer = index.module_of.get(id(p)) if index is not None else None
-            if layer is None or layer == "":
-                layer = (layer if layer is not None else name) or _root_label(index, p)
+            if not layer:  # a parameter outside every known model is its own layer
+                layer = name
             if layer not in position:
                 position[layer] = len(self.layer_names)
                 self.layer_keys.append(owners.get(id(p), id(p)))
@@ -76,23 +76,14 @@ def _owning_modules(index: ModelIndex | None) -> dict[int, int]:
     return out
 
 
-def layer_names_now(models: dict) -> list[tuple[int, str, int]]:
-    """(module id, name, parameter count) of every module that owns parameters, named as now."""
+def layer_names_now(models: dict) -> list[tuple[int, str, int, str]]:
+    """(module id, name, parameter count, class name) of every module that owns parameters,
+    named as now."""
     out = []
-    prefix = len(models) > 1
     for label, model in models.items():
-        for name, module in model.named_modules():
+        for name, module in unwrap(model).named_modules():
             own = [p for p in module._parameters.values() if p is not None]
             if own:
-                full = f"{label}.{name}" if prefix and name else (label if prefix else name or type(model).__name__)
-                out.append((id(module), full, len(own)))
+                out.append((id(module), f"{label}.{name}" if name else label, len(own), type(module).__name__))
     return out
 
-
-def _root_label(index: ModelIndex | None, p: torch.Tensor) -> str:
-    if index is None:
-        return "model"
-    label = index.owner.get(id(p))
-    if label is not None and len(index.models) == 1:
-        return type(index.models[label]).__name__
-    return label or "model"

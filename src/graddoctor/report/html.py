@@ -79,9 +79,13 @@ def _layers_table(report) -> str:
     for row in report.layers:
         def fmt(v):
             return "&ndash;" if v is None else f"{v:.3g}"
-        name = e(row.name) if row.has_grad else f'<span class="nograd">{e(row.name)} (no gradient)</span>'
+
+        last = fmt(row.grad_norm)
+        if row.nonfinite_from is not None and row.last_finite is not None:
+            last += f" (from step {row.nonfinite_from}; last finite {fmt(row.last_finite)})"
+        name = e(row.label) if row.has_grad else f'<span class="nograd">{e(row.label)} (no gradient)</span>'
         rows.append(
-            f"<tr><td>{name}</td><td>{row.params}</td><td>{fmt(row.grad_norm)}</td>"
+            f"<tr><td>{name}</td><td>{row.params}</td><td>{last}</td>"
             f"<td>{fmt(row.grad_norm_max)}</td><td>{fmt(row.update_ratio)}</td></tr>"
         )
     rows.append("</table>")
@@ -99,19 +103,20 @@ def render_fragment(report) -> str:
     if steps is not None:
         summary += f", {steps} observed"
     if report.status:
-        summary += f", script {report.status}"
+        summary += f", {report.ran} {report.status}"
     badges = "".join(f'<span class="{sev}">{words}</span>' for sev, words in severity_counts(report.findings))
     badges = badges or '<span class="ok">no problems found</span>'
     parts = [f'<p class="counts">{badges}</p>', f'<p class="summary">{e(summary)}</p>']
     if report.exception:
         exc = report.exception
-        parts.append(f"<p><b>The script raised</b> <code>{e(exc['type'])}: {e(exc['message'])}</code></p>")
+        parts.append(f"<p><b>The {e(report.ran)} raised</b> <code>{e(exc['type'])}: {e(exc['message'])}</code></p>")
     parts.extend(_finding(f) for f in report.findings)
     if report.layers:
         parts.append("<h2>Gradient flow</h2>")
         parts.append(gradient_flow_svg(report.layers))
         parts.append('<p class="legend">gradient norm per layer, log scale:<i style="background:#90caf9"></i>max over '
-                     'steps<i style="background:#1565c0"></i>last step<i style="background:#d32f2f"></i>no gradient</p>')
+                     'steps<i style="background:#1565c0"></i>last step (last finite step where marked NaN/Inf)'
+                     '<i style="background:#d32f2f"></i>no gradient, or NaN/Inf from the step marked</p>')
         parts.append(_layers_table(report))
     return "\n".join(parts)
 

@@ -29,6 +29,16 @@ class LayerRow:
     grad_norm_max: float | None  # over all observed steps
     update_ratio: float | None  # |update| / |weight| at the last measured step
     has_grad: bool  # received a gradient at least once
+    # Not in the JSON schema, for the renderers: the module's class, shown beside the name, and on a
+    # run whose gradients became NaN/Inf, the last finite norm and the step they stopped being finite.
+    kind: str | None = None
+    last_finite: float | None = None
+    nonfinite_from: int | None = None
+
+    @property
+    def label(self) -> str:
+        """The name with the class beside it where known: `model.0 (Linear)`."""
+        return f"{self.name} ({self.kind})" if self.kind else self.name
 
     def to_json(self) -> dict[str, Any]:
         return {

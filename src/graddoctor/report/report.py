@@ -30,6 +30,7 @@ class Report:
     steps_by_optimizer: dict[str, int] | None = None  # each optimizer's own steps, by the user's name for it
     exit_status: int | None = None  # the user's own sys.exit code
     notes: list[str] = field(default_factory=list)  # said once, below the findings
+    ran: str = "script"  # what the run executed, named in the footer ("cell" in a notebook); not in JSON
 
     def __post_init__(self) -> None:
         self.findings = sort_findings(_dedupe(self.findings))

@@ -2,14 +2,19 @@
 
 Files are decoded as Python decodes them (a PEP 263 coding line is honoured, UTF-8
 otherwise, undecodable bytes replaced) and split as `str.splitlines` splits them, so
-that line N here is line N in the finding. A file that cannot be read shows no line.
+that line N here is line N in the finding. Code with no file on disk (a notebook
+cell, shown as `Cell In[3]`) is read from `linecache`, where IPython keeps the
+text of each cell. A file that cannot be read shows no line.
 """
 
 from __future__ import annotations
 
 import io
+import linecache
 import os
 import tokenize
+
+from graddoctor.locate import named_file
 
 
 class SourceLines:
@@ -20,12 +25,22 @@ class SourceLines:
 
     def line(self, path: str | None, number: int | None) -> str | None:
         """Line `number` (1-based) of `path`, without its end of line; None when there is none."""
-        if not path or not number or path.startswith("<"):
+        if not path or not number:
             return None
         if path not in self._cache:
-            self._cache[path] = _read(path)
+            self._cache[path] = (None if path.startswith("<") else _read(path)) or _kept_in_memory(path)
         lines = self._cache[path]
         return lines[number - 1] if 0 < number <= len(lines) else None
+
+
+def _kept_in_memory(path: str) -> list[str]:
+    """The lines `linecache` holds for code that was never a file: IPython's cells (under the
+    name a namer showed for them, or their own), `%%graddoctor` cells, `<stdin>`-like names."""
+    for name in (path, named_file(path)):
+        entry = linecache.cache.get(name) if name else None
+        if entry is not None and entry[2]:
+            return "".join(entry[2]).splitlines()
+    return []
 
 
 def _read(path: str) -> list[str]:

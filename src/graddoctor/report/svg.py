@@ -1,7 +1,9 @@
 """The gradient-flow chart as inline SVG: mean and max gradient norm per layer, log scale.
 
 Drawn without matplotlib so that an HTML report stays self-contained and
-needs no optional dependency. Layers that received no gradient are marked.
+needs no optional dependency. Layers that received no gradient are marked. A
+layer whose gradient became NaN/Inf keeps the bars of its last finite step,
+with a red mark saying from which step it has been non-finite.
 """
 
 from __future__ import annotations
@@ -24,12 +26,26 @@ def _label(v: float | None) -> str:
     return "none" if v is None else f"{v:.3g}"
 
 
+def _last_finite(row) -> float | None:
+    """The norm a non-finite layer had at its last finite step (None when it never had one)."""
+    value = getattr(row, "last_finite", None)
+    return value if _finite(value) else None
+
+
+def _nonfinite_mark(row, value: float) -> str:
+    """`NaN from step 7`, or `nan gradient` when the step is not known (a report read from JSON)."""
+    word = "NaN" if math.isnan(value) else ("Inf" if value > 0 else "-Inf")
+    step = getattr(row, "nonfinite_from", None)
+    return f"{word} from step {step}" if step is not None else f"{_label(value)} gradient"
+
+
 def gradient_flow_svg(layers, width: int = 720, bar_height: int = 16) -> str:
     rows = list(layers)
     if not rows:
         return ""
-    # Non-finite norms (a NaN run) draw no bar and are said in words; the scale is the finite ones'.
-    values = [v for r in rows for v in (r.grad_norm, r.grad_norm_max) if _finite(v)]
+    # Non-finite norms (a NaN run) draw the last finite step's bar, marked in words; the scale is the
+    # finite values'.
+    values = [v for r in rows for v in (r.grad_norm, r.grad_norm_max, _last_finite(r)) if _finite(v)]
     lo = math.floor(math.log10(min(values))) if values else -8
     hi = math.ceil(math.log10(max(values))) if values else 0
     if hi <= lo:
@@ -56,12 +72,22 @@ def gradient_flow_svg(layers, width: int = 720, bar_height: int = 16) -> str:
             parts.append(f'<text x="{label_w + 4}" y="{y + bar_height - 4}" font-size="11" fill="#d32f2f" class="nograd">no gradient</text>')
             continue
         odd = [v for v in (r.grad_norm, r.grad_norm_max) if v is not None and not math.isfinite(v)]
+        last, last_title = r.grad_norm, f"last {_label(r.grad_norm)}"
         if odd:
-            parts.append(f'<text x="{label_w + 4}" y="{y + bar_height - 4}" font-size="11" fill="#d32f2f" class="nonfinite">'
-                         f'{_label(odd[0])} gradient</text>')
-            continue
+            mark = _nonfinite_mark(r, odd[0])
+            last = _last_finite(r)
+            if last is None:  # never finite: nothing to draw but the words
+                parts.append(f'<text x="{label_w + 4}" y="{y + bar_height - 4}" font-size="11" fill="#d32f2f" class="nonfinite">'
+                             f'{mark}</text>')
+                continue
+            last_title = f"last finite {_label(last)}"
         parts.append(f'<rect x="{label_w}" y="{y + 2}" width="{x(r.grad_norm_max):.1f}" height="{bar_height - 4}" fill="#90caf9"><title>max {_label(r.grad_norm_max)}</title></rect>')
-        parts.append(f'<rect x="{label_w}" y="{y + 5}" width="{x(r.grad_norm):.1f}" height="{bar_height - 10}" fill="#1565c0"><title>last {_label(r.grad_norm)}</title></rect>')
+        parts.append(f'<rect x="{label_w}" y="{y + 5}" width="{x(last):.1f}" height="{bar_height - 10}" fill="#1565c0"><title>{last_title}</title></rect>')
+        if odd:
+            end = label_w + max(x(r.grad_norm_max), x(last))
+            parts.append(f'<rect x="{end + 2:.1f}" y="{y + 2}" width="3" height="{bar_height - 4}" fill="#d32f2f"/>'
+                         f'<text x="{end + 9:.1f}" y="{y + bar_height - 4}" font-size="11" fill="#d32f2f" class="nonfinite">'
+                         f'{mark}</text>')
     axis_y = 10 + len(rows) * bar_height + 4
     for k in range(lo, hi + 1):
         px = label_w + (k - lo) / (hi - lo) * plot_w

@@ -107,7 +107,7 @@ def _summary(r) -> Text:
         text.append(f" · {steps} observed", style="dim")
     if r.status:
         ended = f"exited with code {r.exit_status}" if r.status == "completed" and r.exit_status else r.status
-        text.append(f" · script {ended}", style="dim")
+        text.append(f" · {r.ran} {ended}", style="dim")
     return text
 
 

@@ -43,19 +43,29 @@ def root_modules() -> list[nn.Module]:
 
 
 def label_models(models: list[nn.Module], namespace: dict | None, known: dict[int, str] | None = None,
-                 ) -> dict[str, nn.Module]:
+                 pinned: dict[int, str] | None = None) -> dict[str, nn.Module]:
     """Name each model by the script's global that holds it, else by the variable or attribute seen
-    holding it in the user's frames (`known`), else by its class."""
+    holding it in the user's frames (`known`), else by its class.
+
+    `pinned` (module id -> label) keeps every label as first given, and is filled with the new
+    ones: a parameter's name stays the same from the first step to the end of a run, also when
+    the script's globals are gone or another model appears."""
+    pinned = {} if pinned is None else pinned
     names = names_in_namespace({id(m) for m in models}, namespace)
     for key, name in (known or {}).items():
         names.setdefault(key, name)
     out: dict[str, nn.Module] = {}
+    taken = {label for key, label in pinned.items() if key in {id(m) for m in models}}
     for module in models:
-        label = names.get(id(module)) or type(module).__name__
-        base, n = label, 2
-        while label in out:
-            label = f"{base}#{n}"
-            n += 1
+        label = pinned.get(id(module))
+        if label is None:
+            label = names.get(id(module)) or type(module).__name__
+            base, n = label, 2
+            while label in out or label in taken:
+                label = f"{base}#{n}"
+                n += 1
+            pinned[id(module)] = label
+            taken.add(label)
         out[label] = module
     return out
 

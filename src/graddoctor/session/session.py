@@ -64,6 +64,7 @@ class Session:
         self._explicit_models = _as_model_dict(models)
         self._models: dict[int, nn.Module] = {}
         self._frame_names: dict[int, str] = {}  # module id -> the user's variable/attribute that held it
+        self._labels: dict[int, str] = {}  # module id -> its label, fixed when first given
         self._optimizers: list[torch.optim.Optimizer] = list(_as_list(optimizers))
         # optimizers given by name (`watch(models, {"G": opt_G, "D": opt_D})`) keep that name
         given = optimizers.items() if isinstance(optimizers, dict) else ()
@@ -167,7 +168,7 @@ class Session:
     def models(self) -> dict[str, nn.Module]:
         if self._explicit_models:
             return self._explicit_models
-        return label_models(list(self._models.values()), self._namespace(), self._frame_names)
+        return label_models(list(self._models.values()), self._namespace(), self._frame_names, self._labels)
 
     def watch_models(self, models: dict[str, nn.Module]) -> None:
         """Watch these models from now on (a framework wraps the user's model once training starts)."""
@@ -318,7 +319,8 @@ def _as_model_dict(models) -> dict[str, nn.Module]:
     if models is None:
         return {}
     if isinstance(models, nn.Module):
-        return {"model": models}
+        # the user's variable (`net`) when one holds it, as for the models a run discovers
+        return {names_in_user_frames({id(models)}).get(id(models), "model"): models}
     if isinstance(models, dict):
         return dict(models)
     models = list(models)
