@@ -1,7 +1,7 @@
 """Thresholds of the numerics checks, with their documented defaults.
 
 Every field can be set per run: `watch(vanish_ratio=1e-6)`,
-`standard_observers(explode_norm=1e5)`.
+`standard_observers(stall_steps=100)`.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ class NumericsOptions:
     # about lr whatever the gradient, also the first full-lr step's ratio above
     # `ratio_high`: healthy runs measured at most 0.052 there (Adam lr=1e-2), Adam
     # at lr=1.0 about 11; later steps hide it, as the weights grow to the step size.
+    # Out of range is a warning only with the run's evidence that it hurts
+    # (numerics/rules/harm.py), else info; layers that started at zero are left out.
     ratio_low: float = 1e-6
     ratio_high: float = 0.5
     # The update/weight ratio needs a copy of the weights: measured on the

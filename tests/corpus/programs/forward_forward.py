@@ -26,7 +26,7 @@ class Layer(nn.Linear):
         self.relu = torch.nn.ReLU()
         self.opt = Adam(self.parameters(), lr=0.03)
         self.threshold = 2.0
-        self.num_epochs = 120
+        self.num_epochs = 100
 
     def forward(self, x):
         x_direction = x / (x.norm(2, 1, keepdim=True) + 1e-4)
@@ -69,8 +69,8 @@ class Net(torch.nn.Module):
 
 # MNIST stand-in: a sparse stroke pattern per class, jittered, pixels in [0, 1]
 strokes = (torch.rand(CLASSES, PIXELS) > 0.85).float()
-y = torch.randint(0, CLASSES, (500,))
-x = (strokes[y] * (0.6 + 0.4 * torch.rand(500, PIXELS))).clamp(0, 1)
+y = torch.randint(0, CLASSES, (300,))
+x = (strokes[y] * (0.6 + 0.4 * torch.rand(300, PIXELS))).clamp(0, 1)
 
 net = Net([PIXELS, 256, 256])
 x_pos = overlay_y_on_x(x, y)
