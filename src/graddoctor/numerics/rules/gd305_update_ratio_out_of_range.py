@@ -10,8 +10,7 @@ grew from 0 it only counts the steps taken.
 from __future__ import annotations
 
 from graddoctor.finding import Finding, Severity
-from graddoctor.numerics.loss_series import trend
-from graddoctor.numerics.rules.harm import harm, stalled
+from graddoctor.numerics.rules.harm import falls, harm
 from graddoctor.numerics.rules.places import related
 from graddoctor.rules import make
 
@@ -44,12 +43,12 @@ def update_ratio_out_of_range(stats, track) -> list[Finding]:
                 f"{len(ratios)} measured steps, healthy is around 1e-3)")
     if small:
         # The ratio itself shows that nothing moves; a loss that falls all the same says otherwise.
-        falls = key is not None and not stalled(stats, key) and _judged(stats, key)
+        falling = key is not None and falls(stats, key)
         return [make(
             "GD305",
             f"{observed}: the learning rate ({lr:g}) looks too small: the weights barely move"
-            + (", though the loss still falls." if falls else "."),
-            severity=Severity.INFO if falls else None, subjects=layers,
+            + (", though the loss still falls." if falling else "."),
+            severity=Severity.INFO if falling else None, subjects=layers,
             hint=f"Raise the learning rate above {lr:g} (try {_scaled(lr, 100)}), or check that it is not "
                  "scaled down by a scheduler or a loss divided by a large constant.",
             **track.where.shown(),
@@ -95,11 +94,6 @@ def _adaptive_too_large(stats, track, key: int | None) -> Finding | None:
         related=_built_at(stats, track, key),
         **track.where.shown(),
     )
-
-
-def _judged(stats, key: int) -> bool:
-    """Whether a loss series of this optimizer is long enough to say whether it falls."""
-    return any(s.optimizer == key and trend(s) is not None for s in stats.loss_series.series.values())
 
 
 def _scaled(lr: float, factor: float) -> str:

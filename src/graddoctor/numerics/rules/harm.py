@@ -14,6 +14,7 @@ import math
 from graddoctor.numerics.loss_series import Series, trend
 
 SPIKE = 10.0  # a loss that reached this many times its starting value blew up
+_SIGNIFICANT = 3.0  # |z| of a fall, against the series' own step-to-step noise, that is more than noise
 
 
 def harm(stats, optimizer: int) -> str | None:
@@ -33,11 +34,12 @@ def harm(stats, optimizer: int) -> str | None:
     return None
 
 
-def stalled(stats, optimizer: int) -> bool:
-    """Whether some supervised loss that `optimizer` drives did not fall (its weights do not move it)."""
+def falls(stats, optimizer: int) -> bool:
+    """Whether every supervised loss that `optimizer` drives clearly fell (one at least was judged)."""
     book = stats.loss_series
-    return any(_no_progress(stats, s) is not None for s in book.series.values()
-               if s.optimizer == optimizer and not s.graph.policy and not book.adversarial(s))
+    judged = [s for s in book.series.values()
+              if s.optimizer == optimizer and not s.graph.policy and not book.adversarial(s) and trend(s) is not None]
+    return bool(judged) and all(_no_progress(stats, s) is None for s in judged)
 
 
 def _spike(series: Series) -> str | None:
@@ -54,6 +56,6 @@ def _no_progress(stats, series: Series) -> str | None:
     t = trend(series)
     if t is None or abs(t.first) < 1e-8:
         return None
-    if t.last < t.first - stats.options.stall_min_drop * abs(t.first):
+    if t.last < t.first - stats.options.stall_min_drop * abs(t.first) and t.z < -_SIGNIFICANT:
         return None
     return f"the loss did not fall (median {t.first:.4g} over the first {t.window} steps, {t.last:.4g} over the last)"
