@@ -19,6 +19,7 @@ from graddoctor.lossdata import LossDataObserver
 from graddoctor.lossdata.gd506_batch_dimension_mix_up import BatchDimensionMixUp
 from graddoctor.numerics.layers import LayerStats
 from graddoctor.numerics.options import NumericsOptions
+from graddoctor.numerics.rules.gd306_loss_not_decreasing import name_other_causes
 from graddoctor.provenance import ProvenanceObserver
 from graddoctor.rules import get_rule
 from graddoctor.session.observer import Observer
@@ -48,9 +49,15 @@ def standard_observers(*, mode: str = "watch", deep: bool = False, **options) ->
 
 def standard_session(*, mode: str = "watch", deep: bool = False, models=None, optimizers=None,
                      max_steps: int | None = None, namespace: dict | None = None, **options) -> Session:
-    """A Session over the standard observers, concluding with the catalogue's superseding rule."""
+    """A Session over the standard observers, concluding with the catalogue's superseding rule, then
+    with GD306 naming the findings that explain a stalled loss."""
     return Session(standard_observers(mode=mode, deep=deep, **options), models=models, optimizers=optimizers,
-                   max_steps=max_steps, namespace=namespace, conclude=drop_superseded)
+                   max_steps=max_steps, namespace=namespace, conclude=conclude)
+
+
+def conclude(findings: list[Finding]) -> list[Finding]:
+    """What is done with the observers' findings taken together."""
+    return name_other_causes(drop_superseded(findings))
 
 
 def drop_superseded(findings: list[Finding]) -> list[Finding]:

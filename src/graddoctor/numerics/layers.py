@@ -54,6 +54,9 @@ class LayerTrack:
     judged: int = 0
     last_finite: float | None = None  # the norm at the last step it was finite
     nonfinite_since: int | None = None  # the step from which it has been NaN/Inf (None while finite)
+    # the weights were exactly zero when first measured (a zero-initialised table or head): their
+    # update/weight ratio counts steps taken from 0, so GD305 leaves them out of the totals
+    from_zero: bool | None = None
 
 
 @dataclass
@@ -162,7 +165,7 @@ class LayerStats(Observer):
         track = self.optimizers.setdefault(
             id(optimizer), OptimizerTrack(where=event.where, first_step=event.step, kind=type(optimizer).__name__))
         layout = self._layout(optimizer)
-        self.loss_series.on_step(id(optimizer), layout.params)
+        self.loss_series.on_step(id(optimizer), layout.params, layout.key_of)
         grads = [p.grad for p in layout.params]
         if any(g is None for g in grads) or layout.sparse:
             positions = [i for i, g in enumerate(grads) if g is not None and not g.is_sparse]
@@ -397,10 +400,18 @@ class LayerStats(Observer):
         half = len(values) // 2
         d = [v or 0.0 for v in _per_layer(layout, live, values[:half])]
         w = [v or 0.0 for v in _per_layer(layout, live, values[half:])]
+        dt = wt = 0.0
+        measured = {layout.layer_of[p] for p in live}
         for i, name in enumerate(layout.layer_keys):
+            if i not in measured:
+                continue
+            layer = self.layers[name]
+            if layer.from_zero is None:
+                layer.from_zero = w[i] == 0
             if w[i] > 0 and math.isfinite(d[i]):
-                self.layers[name].ratio = math.sqrt(d[i] / w[i])
-        dt, wt = sum(d), sum(w)
+                layer.ratio = math.sqrt(d[i] / w[i])
+            if not layer.from_zero:
+                dt, wt = dt + d[i], wt + w[i]
         if wt > 0 and math.isfinite(dt):
             track.ratios.append((math.sqrt(dt / wt), reading.lr))
             if len(track.early) < 3:

@@ -38,6 +38,7 @@ class Layout:
                 self.layer_numel.append(0)
             self.layer_of.append(position[layer])
             self.layer_numel[position[layer]] += p.numel()
+        self.key_of = {id(p): self.layer_keys[i] for p, i in zip(params, self.layer_of)}  # param id -> layer key
         self._full_index: torch.Tensor | None = None
         self.all_positions = list(range(len(params)))
         self.all_layers = set(range(len(self.layer_names)))

@@ -10,14 +10,17 @@ What is kept per series is bounded: the first and last `WINDOW` per-step values
 (means of the step's micro-batches at that line), read back with the numerics
 readout that already happens once per step (no extra host synchronisation).
 The loss graph is walked once per series, at its first step, to know which
-parameters it reaches (an adversarial pair) and whether it is built from
-log-probabilities weighted by a constant (a policy-gradient loss).
+parameters it reaches (an adversarial pair), whether it is built from
+log-probabilities weighted by a constant (a policy-gradient loss), and, for each
+layer, the nearest layer between it and the loss (GD304 tells attenuation along
+depth from a loss term that is small on purpose).
 """
 
 from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from graddoctor.locate import Location
@@ -32,6 +35,9 @@ _LOG_OPS = ("LogBackward", "LogSoftmaxBackward", "LogsumexpBackward", "Log1pBack
 class GraphSummary:
     reaches: frozenset = frozenset()  # ids of the leaves whose .grad the loss fills
     policy: bool = False  # log-probabilities times a constant weight (REINFORCE, actor loss)
+    # layer key -> key of the nearest other layer on its shortest path to the loss (None: none, the
+    # layer is the first on its path); layers the walk did not reach are absent
+    above: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -77,14 +83,15 @@ class LossSeriesBook:
         if node is not None:
             self._roots[(where.file, where.line)] = node
 
-    def on_step(self, optimizer: int, params: list) -> None:
+    def on_step(self, optimizer: int, params: list, layer_of: Mapping[int, int] | None = None) -> None:
+        """`layer_of`: parameter id -> its layer's key, to know which layer sits above which."""
         if optimizer not in self.params:
             self.params[optimizer] = frozenset(id(p) for p in params)
         if self._roots:
             for site, node in self._roots.items():
                 key = site + (optimizer,)
                 if key not in self._graphs:
-                    self._graphs[key] = summarize(node)
+                    self._graphs[key] = summarize(node, layer_of or {})
             self._roots.clear()  # the graph nodes are not kept past the step
 
     def add_reading(self, optimizer: int, losses: list, values: list[float]) -> None:
@@ -145,23 +152,58 @@ def _median(values: list[float]) -> float:
     return ordered[n // 2] if n % 2 else 0.5 * (ordered[n // 2 - 1] + ordered[n // 2])
 
 
-def summarize(root) -> GraphSummary:
-    """The leaves a loss graph reaches, and whether it weights log-probabilities by a constant."""
-    reaches, products = set(), []
-    seen, stack = {root}, [root]
-    while stack and len(seen) <= _WALK_LIMIT:
-        node = stack.pop()
+def summarize(root, layer_of: Mapping[int, int] | None = None) -> GraphSummary:
+    """The leaves a loss graph reaches, whether it weights log-probabilities by a constant, and which
+    layer lies above which (`layer_of`: parameter id -> layer key).
+
+    Breadth-first from the loss, so a layer reached along several paths gets the layer above it
+    on the shortest one. Each node carries the nearest layer above it; a node whose own inputs
+    include a layer's parameters (a Linear's addmm, a convolution) hands that layer down instead.
+    """
+    layer_of = layer_of or {}
+    reaches, products, above = set(), [], {}
+    seen, queue, carried = {root}, deque([root]), {root: None}
+    while queue and len(seen) <= _WALK_LIMIT:
+        node = queue.popleft()
         variable = getattr(node, "variable", None)
+        here = carried.pop(node, None)
         if variable is not None:
             reaches.add(id(variable))
+            layer = layer_of.get(id(variable))
+            if layer is not None and layer != here:
+                above.setdefault(layer, here)
+            continue
         children = [c for c, _ in node.next_functions]
         if type(node).__name__ == "MulBackward0" and len(children) == 2 and (children[0] is None) != (children[1] is None):
             products.append(children[0] or children[1])  # x * w with w a constant (a return, an advantage)
+        own = _own_layer(children, layer_of)
+        if own is not None and own != here:
+            above.setdefault(own, here)
         for child in children:
             if child is not None and child not in seen:
                 seen.add(child)
-                stack.append(child)
-    return GraphSummary(frozenset(reaches), any(_log_likelihood(node) for node in products))
+                carried[child] = own if own is not None else here
+                queue.append(child)
+    return GraphSummary(frozenset(reaches), any(_log_likelihood(node) for node in products), above)
+
+
+def _own_layer(children: list, layer_of: Mapping[int, int]) -> int | None:
+    """The layer whose parameters are direct inputs of a node (through at most one transpose, view or cast)."""
+    if not layer_of:
+        return None
+    for child in children:
+        for _ in range(2):
+            if child is None:
+                break
+            variable = getattr(child, "variable", None)
+            if variable is not None:
+                layer = layer_of.get(id(variable))
+                if layer is not None:
+                    return layer
+                break
+            nexts = child.next_functions
+            child = nexts[0][0] if len(nexts) == 1 else None
+    return None
 
 
 def _log_likelihood(start) -> bool:

@@ -1,19 +1,23 @@
 """Thresholds of the numerics checks, with their documented defaults.
 
 Every field can be set per run: `watch(vanish_ratio=1e-6)`,
-`standard_observers(explode_norm=1e5)`.
+`standard_observers(stall_steps=100)`.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 
 
 @dataclass
 class NumericsOptions:
-    # GD303: a step's total gradient norm above this, or this many times the
-    # median of the first steps' norms, is exploding.
-    explode_norm: float = 1e4
+    # GD303: a step's total gradient norm this many times the median of the
+    # first 5 steps' norms is exploding. Judged against the run itself: healthy
+    # summed losses (a VAE with reduction='sum') have norms near 1e4 from the start.
+    # `explode_norm` is an absolute threshold a user may set for their own model;
+    # crossing it alone is info, and it is off by default.
+    explode_norm: float = math.inf
     explode_growth: float = 1e3
     # GD304: a layer whose gradient RMS is below vanish_ratio x the upper-quartile
     # layer's RMS on at least half of the observed steps (3 or more). Measured on
@@ -28,6 +32,8 @@ class NumericsOptions:
     # about lr whatever the gradient, also the first full-lr step's ratio above
     # `ratio_high`: healthy runs measured at most 0.052 there (Adam lr=1e-2), Adam
     # at lr=1.0 about 11; later steps hide it, as the weights grow to the step size.
+    # Out of range is a warning only with the run's evidence that it hurts
+    # (numerics/rules/harm.py), else info; layers that started at zero are left out.
     ratio_low: float = 1e-6
     ratio_high: float = 0.5
     # The update/weight ratio needs a copy of the weights: measured on the

@@ -1,8 +1,16 @@
-"""GD305 update-ratio-out-of-range: steps that change the weights by far more or far less than ~1e-3."""
+"""GD305 update-ratio-out-of-range: steps that change the weights by far more or far less than ~1e-3.
+
+A ratio out of range is a warning only with evidence from the run that it hurts
+(harm.py: the loss went non-finite, shot up, or did not fall); a large ratio on a
+loss that falls healthily is information. Layers whose weights started at exactly
+zero are not in the ratio (LayerStats leaves them out): relative to a weight that
+grew from 0 it only counts the steps taken.
+"""
 
 from __future__ import annotations
 
-from graddoctor.finding import Finding
+from graddoctor.finding import Finding, Severity
+from graddoctor.numerics.rules.harm import falls, harm
 from graddoctor.numerics.rules.places import related
 from graddoctor.rules import make
 
@@ -15,11 +23,12 @@ ADAPTIVE = frozenset({"Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "A
 
 def update_ratio_out_of_range(stats, track) -> list[Finding]:
     opts = stats.options
-    # Warm-up phases have tiny ratios on purpose: judge the steps at a full learning rate.
-    ratios = [r for r, lr in track.ratios if r > 0 and lr >= 0.5 * track.max_lr]
-    adaptive = _adaptive_too_large(stats, track)
+    key = _key(stats, track)
+    adaptive = _adaptive_too_large(stats, track, key)
     if adaptive is not None:
         return [adaptive]
+    # Warm-up phases have tiny ratios on purpose: judge the steps at a full learning rate.
+    ratios = [r for r, lr in track.ratios if r > 0 and lr >= 0.5 * track.max_lr]
     if len(ratios) < 3:
         return []
     ratios.sort()
@@ -29,16 +38,33 @@ def update_ratio_out_of_range(stats, track) -> list[Finding]:
     small = median < opts.ratio_low
     layers = [stats.layer_name(k) for k, t in stats.layers.items() if t.ratio is not None and
               (t.ratio < opts.ratio_low if small else t.ratio > opts.ratio_high)]
-    verdict = ("too small: the weights barely move" if small else "too large: each step rewrites the weights")
+    lr = track.max_lr
+    observed = (f"Each optimizer step changes the weights by {median:.2g} of their size (median over "
+                f"{len(ratios)} measured steps, healthy is around 1e-3)")
+    if small:
+        # The ratio itself shows that nothing moves; a loss that falls all the same says otherwise.
+        falling = key is not None and falls(stats, key)
+        return [make(
+            "GD305",
+            f"{observed}: the learning rate ({lr:g}) looks too small: the weights barely move"
+            + (", though the loss still falls." if falling else "."),
+            severity=Severity.INFO if falling else None, subjects=layers,
+            hint=f"Raise the learning rate above {lr:g} (try {_scaled(lr, 100)}), or check that it is not "
+                 "scaled down by a scheduler or a loss divided by a large constant.",
+            **track.where.shown(),
+        )]
+    evidence = harm(stats, key) if key is not None else None
     return [make(
         "GD305",
-        f"Each optimizer step changes the weights by {median:.2g} of their size (median over "
-        f"{len(ratios)} measured steps, healthy is around 1e-3): the learning rate ({track.max_lr:g}) looks {verdict}.",
-        subjects=layers, **track.where.shown(),
+        f"{observed}: the learning rate ({lr:g}) looks too large: each step rewrites the weights"
+        + (f", and {evidence}." if evidence else ". The loss falls all the same, so this is information only."),
+        severity=None if evidence else Severity.INFO, subjects=layers,
+        hint=f"Lower the learning rate below {lr:g} (try {_scaled(lr, 0.1)}), or clip the gradient norm.",
+        **track.where.shown(),
     )]
 
 
-def _adaptive_too_large(stats, track) -> Finding | None:
+def _adaptive_too_large(stats, track, key: int | None) -> Finding | None:
     """An adaptive optimizer whose first full-lr step moved the weights by more than `ratio_high` of their size.
 
     The first steps are the evidence: such a step moves each weight by about lr, so with
@@ -50,22 +76,36 @@ def _adaptive_too_large(stats, track) -> Finding | None:
     early = [r for r, lr in track.early if r > 0 and lr >= 0.5 * track.max_lr]
     if not early or early[0] <= opts.ratio_high:
         return None
+    lr = track.max_lr
+    evidence = harm(stats, key) if key is not None else None
+    consequence = (f"Each step rewrites the weights instead of adjusting them, and {evidence}." if evidence else
+                   "The loss falls all the same (some models normalise their weights away, or are meant to "
+                   "take large steps), so this is information only.")
+    usual = "1e-3 is its usual default (1e-4 to 3e-3 for most networks)" if lr > 3e-3 else f"try {_scaled(lr, 0.1)}"
+    if lr >= 0.5:
+        usual += ". lr=1.0 is the default of Adadelta, not of adaptive optimizers like Adam"
     return make(
         "GD305",
         f"{track.kind} moves every weight by about its learning rate on each step, whatever the gradient, "
-        f"and lr={track.max_lr:g} is about the size of the weights themselves: its first step changed them by "
-        f"{early[0]:.2g} of their size (healthy is around 1e-3), so each step rewrites the weights instead of "
-        f"adjusting them.",
-        hint=(f"Use a learning rate suited to {track.kind}: 1e-3 is its usual default (1e-4 to 3e-3 for most "
-              "networks). lr=1.0 is the default of Adadelta, not of adaptive optimizers like Adam."),
-        related=_built_at(stats, track),
+        f"and lr={lr:g} is about the size of the weights themselves: its first step changed them by "
+        f"{early[0]:.2g} of their size (healthy is around 1e-3). {consequence}",
+        severity=None if evidence else Severity.INFO,
+        hint=f"Use a learning rate below {lr:g} suited to {track.kind}: {usual}.",
+        related=_built_at(stats, track, key),
         **track.where.shown(),
     )
 
 
-def _built_at(stats, track) -> list:
+def _scaled(lr: float, factor: float) -> str:
+    return f"{lr * factor:.0e}".replace("e-0", "e-").replace("e+0", "e")
+
+
+def _key(stats, track) -> int | None:
+    return next((k for k, t in stats.optimizers.items() if t is track), None)
+
+
+def _built_at(stats, track, key: int | None) -> list:
     """The line that built the optimizer, where its lr is set: the line to change."""
-    key = next((k for k, t in stats.optimizers.items() if t is track), None)
     try:
         records = stats.session.optimizers()
     except Exception:

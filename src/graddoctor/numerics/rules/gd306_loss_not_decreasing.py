@@ -16,6 +16,10 @@ from graddoctor.numerics.loss_series import Series, trend
 from graddoctor.numerics.rules.places import loss_place, vanishing_layers
 from graddoctor.rules import make
 
+_LOOK_AT_DATA = "Gradients flow and steps change the weights, so look at the data, the labels and the loss function."
+_INFO_ONLY = "so this is information only."
+# Findings that do not make a loss stall: memory kept alive, an evaluation pass, GD306 itself.
+_NOT_A_CAUSE = frozenset({"GD207", "GD210", "GD211", "GD306"})
 _SIGNIFICANT = 3.0  # |z| of the difference of window medians that is more than noise
 _DIVERGING = 5.0  # |z| of a rise that is a clear divergence (with a relative rise over stall_rise)
 
@@ -59,10 +63,10 @@ def _judge(stats, series: Series, book) -> Finding | None:
     if causes:
         because = "The evidence points to: " + "; ".join(causes) + "."
     else:
-        because = "Gradients flow and steps change the weights, so look at the data, the labels and the loss function."
+        because = _LOOK_AT_DATA
     if not_meant_to_fall:
         kind = "a policy-gradient" if series.graph.policy else "an adversarial"
-        because += f" This is {kind} loss, which is not meant to fall steadily, so this is information only."
+        because += f" This is {kind} loss, which is not meant to fall steadily, {_INFO_ONLY}"
     at, related = loss_place(stats, series.where)
     return make(
         "GD306",
@@ -71,6 +75,32 @@ def _judge(stats, series: Series, book) -> Finding | None:
         severity=severity, related=related,
         **at.shown(),
     )
+
+
+def name_other_causes(findings: list[Finding]) -> list[Finding]:
+    """GD306 names the other findings of the report that explain a stalled loss, before it mentions the data.
+
+    The numerics judge a loss from what they measured; a scheduler stepped per batch (GD205)
+    or probabilities fed to a logits loss (GD501) is found by other observers. Any error or
+    warning that can keep a loss from falling is named, with its line.
+    """
+    others = [f for f in findings if f.code not in _NOT_A_CAUSE and f.severity >= Severity.WARNING]
+    for f in findings:
+        if f.code != "GD306":
+            continue
+        named = [o for o in others if o.code not in f.message]
+        if not named:
+            continue
+        listed = "; ".join(f"{o.code} {o.name}" + (f" at {o.file}:{o.line}" if o.file and o.line else "") for o in named)
+        if _LOOK_AT_DATA in f.message:
+            f.message = f.message.replace(_LOOK_AT_DATA, (
+                f"Other findings of this report explain it: {listed}. Fix those first; if the loss still does "
+                "not fall, look at the data, the labels and the loss function."))
+            if _INFO_ONLY not in f.message:
+                f.severity = Severity.WARNING  # a supervised loss with a cause found
+        else:
+            f.message += f" Also reported: {listed}."
+    return findings
 
 
 def stall_causes(stats, tracks: list) -> list[str]:

@@ -85,11 +85,15 @@ def related(loc: Location, note: str) -> list[Related]:
 
 
 def vanishing_layers(stats) -> list[str]:
-    """Layers judged on 3 or more steps whose gradients vanished on at least half of them.
+    """Layers judged on 3 or more steps whose gradients vanished on at least half of them,
+    and faded along depth to get there.
 
     Embedding tables are left out: only the rows of the batch's tokens get a gradient, so
     their per-element RMS is diluted by the vocabulary size (a 5000-word table measured
     5e-3 of the reference in a healthy transformer), which says nothing about depth.
+    A small layer is vanishing only when a layer between it and the loss is not small:
+    a branch small all the way up to its loss (a loss term weighted 0.0005 on purpose,
+    a capsule net's reconstruction decoder) gets small gradients from its loss's weight.
     """
     low = [k for k, t in stats.layers.items() if t.judged >= 3 and t.vanishing * 2 >= t.judged]
     if not low:
@@ -101,7 +105,29 @@ def vanishing_layers(stats) -> list[str]:
                   if isinstance(m, (nn.Embedding, nn.EmbeddingBag))}
     except Exception:
         tables = set()
-    return [stats.layer_name(k) for k in low if k not in tables]
+    graphs = [series.graph.above for series in stats.loss_series.series.values()]
+    small = set(low)
+    return [stats.layer_name(k) for k in low if k not in tables and _faded_along_depth(k, small, graphs)]
+
+
+def _faded_along_depth(layer: int, small: set, graphs: list[dict]) -> bool:
+    """Whether some loss graph puts a layer that is not small between `layer` and the loss.
+
+    A layer that no walked graph placed (a graph larger than the walk) is judged as before,
+    by its size alone.
+    """
+    placed = False
+    for above in graphs:
+        if layer not in above:
+            continue
+        placed = True
+        seen, k = {layer}, above[layer]
+        while k is not None and k not in seen:
+            if k not in small:
+                return True
+            seen.add(k)
+            k = above.get(k)
+    return not placed
 
 
 def loop_saw(stats, code: str) -> bool:

@@ -1,7 +1,17 @@
 """GD303 exploding-gradients (warning, detected at runtime).
 
 ## What it does
-Finds a gradient norm above a threshold, or growing by orders of magnitude over the observed steps.
+Finds a total gradient norm that grew by orders of magnitude relative to the run's own first steps.
+
+Evidence for a warning: the total gradient norm (clipped norms included) on a step after the 5th is
+at least 1000 times the median of the first 5 steps' norms (`explode_growth`). An absolute norm alone
+is never enough: its scale depends on the loss, so a large norm from the start is the loss's scale,
+not an explosion. A threshold set for a run (`watch(explode_norm=...)`) gives information only.
+Non-finite gradients are reported by GD302.
+
+Stays silent on: losses with `reduction='sum'` (a VAE summed over pixels and batch has healthy norms
+near 1e4 from its first step, and the loss falls), large models whose norm is large but steady,
+norms that fall or wander within a factor of 1000.
 
 ## Why is this bad?
 Updates far larger than the weights throw the model into regions it does not come back from; soon the loss becomes NaN.

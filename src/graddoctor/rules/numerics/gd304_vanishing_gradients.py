@@ -1,9 +1,11 @@
 """GD304 vanishing-gradients (warning, detected at runtime).
 
 ## What it does
-Finds layers whose gradients are orders of magnitude below those of the rest of the model.
+Finds layers whose gradients fade along depth: orders of magnitude below those of the layers between them and the loss.
 
-Judged per element (gradient RMS) against the upper quartile of the layers, on every measured step: a layer below 3e-3 of it on at least half of 3 or more steps is reported (`vanish_ratio`). Healthy networks measured (deep ReLU MLPs, residual LayerNorm nets, transformers) keep every layer above 1e-2; a 6-layer sigmoid MLP's first layer sits near 1e-3. Embedding tables are not judged: only the rows of the batch's tokens get a gradient, which dilutes their per-element RMS by the vocabulary size.
+Evidence for a warning: a layer's gradient RMS (per element) is below 3e-3 of the upper-quartile layer's on at least half of 3 or more measured steps (`vanish_ratio`), *and* on its path to the loss some layer is not that small, so the gradient was attenuated through depth. The path is read from the loss's autograd graph once per loss series. Healthy networks measured (deep ReLU MLPs, residual LayerNorm nets, transformers) keep every layer above 1e-2; a 6-layer sigmoid MLP's first layer sits near 1e-3.
+
+Stays silent on: a branch whose gradients are small all the way up to its loss, because its loss term is weighted down on purpose (a capsule network's reconstruction decoder under a 0.0005 weight: the printed fix, residual connections and normalisation, would not apply); embedding tables, where only the rows of the batch's tokens get a gradient, which dilutes their per-element RMS by the vocabulary size.
 
 ## Why is this bad?
 Those layers, usually the early ones, barely move: the network trains like a much shallower one. In the example below, the first of 20 sigmoid layers gets a gradient more than ten orders of magnitude smaller than the last.

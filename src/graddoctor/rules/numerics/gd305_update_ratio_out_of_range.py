@@ -3,7 +3,11 @@
 ## What it does
 Finds an update-to-weight ratio (norm of the step's change over the norm of the weight) far from about 1e-3: a learning rate too small or too large.
 
-The optimizer's kind is taken into account: an adaptive optimizer (Adam, AdamW, RMSprop, Adagrad...) moves every weight by about its learning rate on each step, whatever the gradient, so with `lr` near the weights' own size (Adam left at `lr=1.0` after switching from Adadelta) the weights grow until later steps look normal. For those, the first full-lr step is judged: above 0.5 of the weights' size is reported (correct programs measured at most 0.05 there; Adam at `lr=1.0` about 10). Adadelta is not adaptive in this sense: its `lr=1.0` default is right.
+The optimizer's kind is taken into account: an adaptive optimizer (Adam, AdamW, RMSprop, Adagrad...) moves every weight by about its learning rate on each step, whatever the gradient, so with `lr` near the weights' own size (Adam left at `lr=1.0` after switching from Adadelta) the weights grow until later steps look normal. For those, the first full-lr step is judged: above 0.5 of the weights' size is out of range (Adam at `lr=1.0` measured about 10). Adadelta is not adaptive in this sense: its `lr=1.0` default is right. Otherwise the median over the measured steps at full learning rate is judged against [1e-6, 0.5].
+
+Evidence for a warning, from the run itself: a ratio too large is a warning only when the loss it drives went non-finite, shot up to 10 times its starting value or more, or did not fall over the run; a ratio too small (the weights barely move) is a warning unless the loss falls all the same. Without that evidence the finding is information. Layers whose weights were exactly zero when first measured are left out of the ratio: relative to a weight that grew from 0 it only counts the steps taken. The fix always points away from the observed rate: lower than it when too large, higher when too small.
+
+Stays silent (or at most info) on: a published example's own large rate when its loss falls (forward-forward's Adam at `lr=0.03`, whose layers see only the direction of their input, reaches 0 training error); a model whose only parameter starts at zero (a bigram logits table `nn.Parameter(torch.zeros(V, V))`, a zero-initialised `nn.Embedding`); warm-up schedules (only steps at full rate are judged).
 
 ## Why is this bad?
 Below ~1e-6 the weights barely move and training crawls; above ~1e-1 each step rewrites the weights and training is unstable.

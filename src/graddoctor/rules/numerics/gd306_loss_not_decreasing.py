@@ -9,9 +9,13 @@ generator) is a series of its own. The first and last quarter of the series (at 
 are compared by their medians, against the series' own step-to-step noise.
 
 It is a warning only when a cause was found (no gradient reaches the optimized parameters, a
-learning rate of 0 or far off, vanishing gradients, a loop finding) or when a supervised loss
-clearly diverges. Losses that are not meant to fall steadily are at most info, and only with a
-cause: adversarial pairs (two optimizers over disjoint parameters where one loss runs through the
+learning rate of 0 or far off, vanishing gradients, a loop finding, or any other error or warning of
+the same report, such as a scheduler stepped per batch, GD205, or probabilities fed to a logits
+loss, GD501) or when a supervised loss clearly diverges. The other findings that explain the stall
+are named, with their lines, before the data, the labels or the loss function are mentioned.
+
+Stays silent (or at most info) on: losses that are not meant to fall steadily, which are at most
+info and only with a cause: adversarial pairs (two optimizers over disjoint parameters where one loss runs through the
 other's parameters, as in a GAN) and policy-gradient losses (log-probabilities weighted by a
 return or an advantage). A flat loss with healthy gradients and no cause (a loss at its floor) is
 info; when part of the optimized model never gets a gradient, GD104 reports that and GD306 stays silent.
