@@ -1,0 +1,73 @@
+"""What the benchmark compares between the plain and the instrumented run.
+
+Losses: the number that follows the word "loss" (or another word the
+configuration names, such as "reward") on each printed line, in order; times
+and throughput on the same line are not taken. Checkpoints: every tensor in
+the saved files, bit for bit; other files byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+import torch
+
+_NUMBER = r"([-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf)"
+
+
+def loss_numbers(text: str, words: tuple = ("loss",)) -> list:
+    """The numbers printed right after each of `words`, line by line (progress-bar redraws split too)."""
+    pattern = re.compile(r"(?:" + "|".join(words) + r")[\w ]{0,12}?[\s:=(]{1,4}" + _NUMBER, re.IGNORECASE)
+    found = []
+    for line in re.split(r"[\r\n]+", text):
+        found += [m.group(1) for m in pattern.finditer(line)]
+    return found
+
+
+def _tensors(obj: Any, prefix: str = "") -> Iterator:
+    if isinstance(obj, torch.Tensor):
+        yield prefix, obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _tensors(v, f"{prefix}.{k}" if prefix else str(k))
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            yield from _tensors(v, f"{prefix}[{i}]")
+    elif hasattr(obj, "state_dict") and callable(obj.state_dict):
+        yield from _tensors(obj.state_dict(), prefix)
+
+
+def _same_tensors(a: Path, b: Path) -> str:
+    ta = dict(_tensors(torch.load(a, map_location="cpu", weights_only=False)))
+    tb = dict(_tensors(torch.load(b, map_location="cpu", weights_only=False)))
+    if ta.keys() != tb.keys():
+        return f"{a.name}: different tensors saved"
+    differ = [k for k in ta if ta[k].shape != tb[k].shape or ta[k].dtype != tb[k].dtype
+              or not torch.equal(ta[k], tb[k]) and not (ta[k].is_floating_point()
+                                                       and torch.equal(ta[k].isnan(), tb[k].isnan())
+                                                       and torch.equal(ta[k].nan_to_num(), tb[k].nan_to_num()))]
+    if differ:
+        return f"{a.name}: {len(differ)} of {len(ta)} tensors differ ({differ[0]})"
+    return "" if ta else f"{a.name}: no tensor saved"
+
+
+def compare_artifacts(plain: Path, doctor: Path) -> str:
+    """"" when every saved file matches, else what differs."""
+    files_a = sorted(p.relative_to(plain) for p in plain.rglob("*") if p.is_file()) if plain.exists() else []
+    files_b = sorted(p.relative_to(doctor) for p in doctor.rglob("*") if p.is_file()) if doctor.exists() else []
+    if files_a != files_b:
+        return f"saved files differ: {sorted(set(map(str, files_a)) ^ set(map(str, files_b)))}"
+    if not files_a:
+        return "nothing saved"
+    problems = []
+    for rel in files_a:
+        a, b = plain / rel, doctor / rel
+        if a.suffix in (".pt", ".pth", ".ckpt"):
+            problem = _same_tensors(a, b)
+        else:
+            problem = "" if a.read_bytes() == b.read_bytes() else f"{rel}: bytes differ"
+        if problem:
+            problems.append(problem)
+    return "; ".join(problems)
