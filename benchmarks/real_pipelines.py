@@ -60,9 +60,12 @@ class Outcome:
     doctor: RunResult
     findings: list = field(default_factory=list)
     report_status: Optional[str] = None
+    steps_observed: Optional[int] = None
     losses_plain: list = field(default_factory=list)
     losses_doctor: list = field(default_factory=list)
     artifacts: Optional[str] = None  # None: nothing saved to compare; "" identical; else what differs
+    artifacts_note: str = ""
+    error: str = ""  # the benchmark's own failure on this configuration
 
     @property
     def identical(self) -> Optional[bool]:
@@ -107,8 +110,8 @@ def _environment(config: Config, tree: Path) -> dict:
     # the same hash seed for both runs: set and dict order must not differ between them
     env["PYTHONHASHSEED"] = "0"
     env["MPLBACKEND"] = "Agg"
-    env.setdefault("GD_BENCH_DATASET_LEN", "512")
-    env.setdefault("GD_BENCH_DATASET_LEN_TEST", "256")
+    env.setdefault("GD_BENCH_DATASET_LEN", "256")
+    env.setdefault("GD_BENCH_DATASET_LEN_TEST", "128")
     env.update(config.env)
     return env
 
@@ -144,10 +147,12 @@ def run_config(config: Config, trees: dict, scratch: Path, timeout: float, pytho
         data = json.loads(report.read_text())
         outcome.findings = data.get("findings", [])
         outcome.report_status = data.get("status")
+        outcome.steps_observed = data.get("steps_observed")
     outcome.losses_plain = loss_numbers(results["plain"].stdout + results["plain"].stderr, config.loss_words)
     outcome.losses_doctor = loss_numbers(results["doctor"].stdout + results["doctor"].stderr, config.loss_words)
     if config.artifacts:
-        outcome.artifacts = compare_artifacts(saved["plain"], saved["doctor"])
+        outcome.artifacts, outcome.artifacts_note = compare_artifacts(saved["plain"], saved["doctor"],
+                                                                      work / Path(config.script).parent)
     return outcome
 
 
@@ -171,6 +176,8 @@ def _identical_text(o: Outcome) -> str:
     text = ("yes" if ident else "NO") + f" ({' + '.join(what)})"
     if o.artifacts:
         text += f"; {o.artifacts}"
+    if o.artifacts_note:
+        text += f"; note: {o.artifacts_note}"
     return text
 
 
@@ -179,7 +186,8 @@ def print_outcome(o: Outcome) -> None:
     print(f"== {o.config.name}: {o.config.script} {' '.join(o.config.args)}")
     print(f"   exit plain {o.plain.rc}{' (timeout)' if o.plain.timed_out else ''}, "
           f"graddoctor {o.doctor.rc}{' (timeout)' if o.doctor.timed_out else ''}"
-          f"{'' if o.exit_ok else '  <-- EXIT MISMATCH'}; status {o.report_status}")
+          f"{'' if o.exit_ok else '  <-- EXIT MISMATCH'}; status {o.report_status}, "
+          f"{o.steps_observed} optimizer steps observed")
     print(f"   time plain {o.plain.seconds:.1f}s, graddoctor {o.doctor.seconds:.1f}s, ratio {ratio:.2f}")
     print(f"   losses identical: {_identical_text(o)}")
     if o.identical is False and o.losses_plain != o.losses_doctor:
@@ -196,34 +204,58 @@ def print_outcome(o: Outcome) -> None:
     sys.stdout.flush()
 
 
-def summary(outcomes: list) -> dict:
+def record(o: Outcome) -> dict:
+    """What is kept of one configuration's outcome (the JSON of --results and the table's source)."""
+    return {"name": o.config.name, "repo": o.config.repo, "workdir": o.config.workdir,
+            "command": " ".join([o.config.script, *o.config.args]), "exit_plain": o.plain.rc,
+            "exit_graddoctor": o.doctor.rc, "timed_out": o.plain.timed_out or o.doctor.timed_out,
+            "exit_ok": o.exit_ok, "status": o.report_status, "steps_observed": o.steps_observed,
+            "findings": o.findings, "identical": o.identical, "identical_text": _identical_text(o),
+            "seconds_plain": round(o.plain.seconds, 2), "seconds_graddoctor": round(o.doctor.seconds, 2),
+            "tail_plain": (o.plain.stderr or o.plain.stdout).strip().splitlines()[-8:],
+            "tail_graddoctor": (o.doctor.stderr or o.doctor.stdout).strip().splitlines()[-8:],
+            "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+
+
+def _count(r: dict, severity: str) -> int:
+    return sum(1 for f in r["findings"] if f.get("severity") == severity)
+
+
+def summary(records: list) -> dict:
     return {
-        "configurations": len(outcomes),
-        "plain_ok": sum(o.plain.rc == 0 for o in outcomes),
-        "errors": sum(o.count("error") for o in outcomes),
-        "warnings": sum(o.count("warning") for o in outcomes),
-        "infos": sum(o.count("info") for o in outcomes),
-        "configs_with_error_or_warning": sum(o.count("error") + o.count("warning") > 0 for o in outcomes),
-        "identical": sum(o.identical is True for o in outcomes),
-        "not_identical": sum(o.identical is False for o in outcomes),
-        "not_compared": sum(o.identical is None for o in outcomes),
-        "exit_mismatches": sum(not o.exit_ok for o in outcomes),
+        "configurations": len(records),
+        "plain_ok": sum(r["exit_plain"] == 0 for r in records),
+        "errors": sum(_count(r, "error") for r in records),
+        "warnings": sum(_count(r, "warning") for r in records),
+        "infos": sum(_count(r, "info") for r in records),
+        "configs_with_error_or_warning": sum(_count(r, "error") + _count(r, "warning") > 0 for r in records),
+        "identical": sum(r["identical"] is True for r in records),
+        "not_identical": sum(r["identical"] is False for r in records),
+        "not_compared": sum(r["identical"] is None for r in records),
+        "exit_mismatches": sum(not r["exit_ok"] for r in records),
     }
 
 
-def markdown(outcomes: list) -> str:
-    rows = ["| configuration | command | exit plain / run | errors / warnings / infos | identical | time ratio |",
-            "| --- | --- | --- | --- | --- | --- |"]
-    for o in outcomes:
-        ratio = o.doctor.seconds / max(o.plain.seconds, 1e-9)
-        cmd = f"`{o.config.script} {' '.join(o.config.args)}`".replace("|", "\\|")
-        rows.append(f"| {o.config.name} | {cmd} | {o.plain.rc} / {o.doctor.rc}"
-                    f"{'' if o.exit_ok else ' (mismatch)'} | {o.count('error')} / {o.count('warning')} / "
-                    f"{o.count('info')} | {_identical_text(o)} | {ratio:.2f} ({o.plain.seconds:.0f}s plain) |")
-    found = [(o.config.name, f) for o in outcomes for f in o.findings]
+def markdown(records: list) -> str:
+    rows = ["| configuration | command (in the repository's `workdir`) | exit plain / run | steps seen "
+            "| errors / warnings / infos | identical | time ratio |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in records:
+        ratio = r["seconds_graddoctor"] / max(r["seconds_plain"], 1e-9)
+        cmd = f"`{r['workdir']}/{r['command']}`".replace("|", "\\|")
+        rows.append(f"| {r['name']} | {cmd} | {r['exit_plain']} / {r['exit_graddoctor']}"
+                    f"{'' if r['exit_ok'] else ' (mismatch)'}{' (timeout)' if r['timed_out'] else ''} "
+                    f"| {r['steps_observed']} | {_count(r, 'error')} / {_count(r, 'warning')} / {_count(r, 'info')} "
+                    f"| {r['identical_text']} | {ratio:.2f} ({r['seconds_plain']:.0f}s plain) |")
+    found = [(r["name"], f) for r in records for f in r["findings"]]
     if found:
         rows += ["", "Findings:", ""] + [f"- {name}: {_finding_line(f)}".replace("|", "\\|") for name, f in found]
     return "\n".join(rows) + "\n"
+
+
+def _stored(folder: Path) -> list:
+    order = {c.name: i for i, c in enumerate(CONFIGS)}
+    records = [json.loads(p.read_text()) for p in folder.glob("*.json")]
+    return sorted(records, key=lambda r: order.get(r["name"], len(order)))
 
 
 def main(argv: Optional[list] = None) -> int:
@@ -235,34 +267,53 @@ def main(argv: Optional[list] = None) -> int:
     parser.add_argument("--timeout", type=float, default=240.0, help="seconds per run (default 240)")
     parser.add_argument("--markdown", type=Path, help="write the results table here")
     parser.add_argument("--json", type=Path, help="write the results as JSON here")
+    parser.add_argument("--results", type=Path, help="keep each configuration's result here (NAME.json); "
+                        "with no repository given, only build --markdown/--json from the results kept there")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder (its path is printed)")
     args = parser.parse_args(argv)
     if args.list:
         for c in CONFIGS:
             print(f"{c.name:32} {c.repo:10} {c.workdir}/{c.script} {' '.join(c.args)}")
         return 0
+    repos = ("examples", "nanogpt", "mingpt", "lightning", "accelerate")
+    if args.results and not any(getattr(args, repo) for repo in repos):
+        return _write(_stored(args.results), args)
     scratch = Path(tempfile.mkdtemp(prefix="gd-real-pipelines-"))
     trees = {repo: as_tree(getattr(args, repo), scratch / f"repo-{repo}")
-             for repo in ("examples", "nanogpt", "mingpt", "lightning", "accelerate") if getattr(args, repo)}
-    chosen = [c for c in CONFIGS if c.repo in trees and (not args.only or c.name in args.only)]
-    outcomes = []
+             for repo in repos if getattr(args, repo)}
+    by_name = {c.name: c for c in CONFIGS}
+    unknown = [n for n in args.only or [] if n not in by_name]
+    if unknown:
+        parser.error(f"unknown configurations: {' '.join(unknown)} (see --list)")
+    # --only runs in the order given, so the most telling configurations can go first
+    chosen = [by_name[n] for n in args.only] if args.only else CONFIGS
+    chosen = [c for c in chosen if c.repo in trees]
+    records = []
     for config in chosen:
-        outcomes.append(run_config(config, trees, scratch, args.timeout, sys.executable))
-        print_outcome(outcomes[-1])
-    totals = summary(outcomes)
-    print("\nSummary: " + ", ".join(f"{k} {v}" for k, v in totals.items()))
-    if args.markdown:
-        args.markdown.write_text(markdown(outcomes))
-    if args.json:
-        args.json.write_text(json.dumps({"summary": totals, "configurations": [{
-            "name": o.config.name, "command": [o.config.script, *o.config.args], "exit_plain": o.plain.rc,
-            "exit_graddoctor": o.doctor.rc, "status": o.report_status, "findings": o.findings,
-            "identical": o.identical, "losses_compared": len(o.losses_plain), "artifacts": o.artifacts,
-            "seconds_plain": o.plain.seconds, "seconds_graddoctor": o.doctor.seconds} for o in outcomes]}, indent=1))
+        try:
+            outcome = run_config(config, trees, scratch, args.timeout, sys.executable)
+        except Exception as exc:  # one broken configuration must not end the benchmark
+            print(f"== {config.name}: BENCHMARK ERROR {type(exc).__name__}: {exc}")
+            continue
+        print_outcome(outcome)
+        records.append(record(outcome))
+        if args.results:
+            args.results.mkdir(parents=True, exist_ok=True)
+            (args.results / f"{config.name}.json").write_text(json.dumps(records[-1], indent=1))
     if args.keep:
         print(f"scratch folder kept: {scratch}")
     else:
         shutil.rmtree(scratch, ignore_errors=True)
+    return _write(records, args)
+
+
+def _write(records: list, args: argparse.Namespace) -> int:
+    totals = summary(records)
+    print("\nSummary: " + ", ".join(f"{k} {v}" for k, v in totals.items()))
+    if args.markdown:
+        args.markdown.write_text(markdown(records))
+    if args.json:
+        args.json.write_text(json.dumps({"summary": totals, "configurations": records}, indent=1))
     clean = totals["errors"] == totals["warnings"] == totals["not_identical"] == totals["exit_mismatches"] == 0
     return 0 if clean else 1
 

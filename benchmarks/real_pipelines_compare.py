@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Iterator
+import sys
+from typing import Any, Iterator, Optional
 
 import torch
 
@@ -39,9 +40,20 @@ def _tensors(obj: Any, prefix: str = "") -> Iterator:
         yield from _tensors(obj.state_dict(), prefix)
 
 
-def _same_tensors(a: Path, b: Path) -> str:
-    ta = dict(_tensors(torch.load(a, map_location="cpu", weights_only=False)))
-    tb = dict(_tensors(torch.load(b, map_location="cpu", weights_only=False)))
+def _load(path: Path, import_root: Optional[Path]) -> Any:
+    """torch.load, with the script's folder importable: a whole pickled model needs its classes."""
+    if import_root is not None:
+        sys.path.insert(0, str(import_root))
+    try:
+        return torch.load(path, map_location="cpu", weights_only=False)
+    finally:
+        if import_root is not None:
+            sys.path.remove(str(import_root))
+
+
+def _same_tensors(a: Path, b: Path, import_root: Optional[Path]) -> str:
+    ta = dict(_tensors(_load(a, import_root)))
+    tb = dict(_tensors(_load(b, import_root)))
     if ta.keys() != tb.keys():
         return f"{a.name}: different tensors saved"
     differ = [k for k in ta if ta[k].shape != tb[k].shape or ta[k].dtype != tb[k].dtype
@@ -53,21 +65,29 @@ def _same_tensors(a: Path, b: Path) -> str:
     return "" if ta else f"{a.name}: no tensor saved"
 
 
-def compare_artifacts(plain: Path, doctor: Path) -> str:
-    """"" when every saved file matches, else what differs."""
+# a torch.save file may differ in bytes (pickled object ids, file names) while every tensor is equal
+_TORCH_SAVED = (".pt", ".pth", ".ckpt", ".bin", ".tar", ".model")
+
+
+def compare_artifacts(plain: Path, doctor: Path, import_root: Optional[Path] = None) -> tuple:
+    """(what differs, "" when every saved tensor matches; notes on files whose bytes alone differ)."""
     files_a = sorted(p.relative_to(plain) for p in plain.rglob("*") if p.is_file()) if plain.exists() else []
     files_b = sorted(p.relative_to(doctor) for p in doctor.rglob("*") if p.is_file()) if doctor.exists() else []
     if files_a != files_b:
-        return f"saved files differ: {sorted(set(map(str, files_a)) ^ set(map(str, files_b)))}"
+        return f"saved files differ: {sorted(set(map(str, files_a)) ^ set(map(str, files_b)))}", ""
     if not files_a:
-        return "nothing saved"
-    problems = []
+        return "nothing saved", ""
+    problems, notes = [], []
     for rel in files_a:
         a, b = plain / rel, doctor / rel
-        if a.suffix in (".pt", ".pth", ".ckpt"):
-            problem = _same_tensors(a, b)
-        else:
-            problem = "" if a.read_bytes() == b.read_bytes() else f"{rel}: bytes differ"
+        problem = "" if a.read_bytes() == b.read_bytes() else f"{rel}: bytes differ"
+        if problem and a.suffix in _TORCH_SAVED:
+            try:
+                problem = _same_tensors(a, b, import_root)
+                if not problem:
+                    notes.append(f"{rel}: bytes differ, every tensor equal")
+            except Exception as exc:  # not loadable here: the bytes decide
+                problem += f" (and cannot be loaded: {type(exc).__name__}: {exc})"
         if problem:
             problems.append(problem)
-    return "; ".join(problems)
+    return "; ".join(problems), "; ".join(notes)

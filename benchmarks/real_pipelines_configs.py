@@ -69,7 +69,7 @@ def prep_wikitext(root: Path) -> None:
     """word_language_model's corpus, small: the snapshot lacks train.txt, and a tiny one trains fast."""
     data = root / "data" / "wikitext-2"
     data.mkdir(parents=True, exist_ok=True)
-    for name, words, seed in (("train.txt", 12000, 1), ("valid.txt", 2000, 2), ("test.txt", 2000, 3)):
+    for name, words, seed in (("train.txt", 4000, 1), ("valid.txt", 800, 2), ("test.txt", 800, 3)):
         (data / name).write_text(synthetic_text(words, seed))
 
 
@@ -162,6 +162,17 @@ def prep_lightning_wikitext(root: Path) -> None:
     (root / "data" / "wikitext-2.txt").write_text(synthetic_text(133000, 13))
 
 
+def prep_pets(root: Path) -> None:
+    """accelerate's cv examples read Oxford-pets style files, NAME_N.jpg, the label being NAME."""
+    folder = root / "pets"
+    folder.mkdir()
+    rng = np.random.default_rng(17)
+    for label, tint in (("abyssinian", (200, 120, 60)), ("beagle", (60, 90, 200))):
+        for i in range(10):
+            arr = np.clip(rng.normal(tint, 40, (72, 64, 3)), 0, 255).astype(np.uint8)
+            Image.fromarray(arr).save(folder / f"{label}_{i}.jpg")
+
+
 def prep_lightning_datasets(root: Path) -> None:
     """The examples build a path to a `Datasets` folder above themselves; the stand-in MNIST needs no files."""
     (root / "Datasets").mkdir(exist_ok=True)
@@ -169,12 +180,12 @@ def prep_lightning_datasets(root: Path) -> None:
 
 # ---------------------------------------------------------------- configurations
 
-_PL = ["--trainer.max_epochs=1", "--trainer.limit_train_batches=8", "--trainer.limit_val_batches=2",
+_PL = ["--trainer.max_epochs=1", "--trainer.limit_train_batches=6", "--trainer.limit_val_batches=2",
        "--trainer.limit_test_batches=2", "--trainer.accelerator=cpu", "--trainer.enable_progress_bar=false",
        "--data.batch_size=32"]
 
 _WLM = ["--epochs", "1", "--emsize", "32", "--nhid", "32", "--nlayers", "2", "--bptt", "20", "--batch_size", "10",
-        "--log-interval", "10", "--save", "model.pt"]
+        "--log-interval", "5", "--save", "model.pt"]
 
 _NANO = ["--device=cpu", "--compile=False", "--eval_iters=2", "--eval_interval=10", "--log_interval=1",
          "--block_size=32", "--batch_size=4", "--n_layer=2", "--n_head=2", "--n_embd=32", "--max_iters=20",
@@ -193,8 +204,10 @@ CONFIGS = [
            ["--epochs", "1", "--num-processes", "2", "--log-interval", "2"], deterministic=False),
     Config("mnist_rnn", "examples", "mnist_rnn", "main.py",
            ["--epochs", "1", "--log-interval", "2", "--save-model"], artifacts=["mnist_rnn.pt"]),
+    # forward-forward parses --seed but never seeds torch: its weights differ from run to run
     Config("mnist_forward_forward", "examples", "mnist_forward_forward", "main.py",
-           ["--epochs", "30", "--train_size", "512", "--test_size", "256", "--log_interval", "10", "--no_accel"]),
+           ["--epochs", "20", "--train_size", "256", "--test_size", "128", "--log-interval", "5", "--no_accel"],
+           deterministic=False),
     Config("vae", "examples", "vae", "main.py", ["--epochs", "1", "--log-interval", "2", "--no-accel"]),
     Config("dcgan_fake", "examples", "dcgan", "main.py",
            ["--dataset", "fake", "--imageSize", "64", "--batchSize", "16", "--niter", "1", "--ngf", "8", "--ndf", "8",
@@ -244,7 +257,7 @@ CONFIGS = [
            prepare=prep_cora_local),
     Config("imagenet_resnet18_dummy", "examples", "imagenet", "main.py",
            ["--dummy", "-a", "resnet18", "--epochs", "1", "-b", "8", "-j", "0", "--print-freq", "1", "--seed", "1",
-            "--no-accel"], env={"GD_BENCH_DATASET_LEN": "32"}, artifacts=["checkpoint.pth.tar"]),
+            "--no-accel"], env={"GD_BENCH_DATASET_LEN": "16"}, artifacts=["checkpoint.pth.tar"]),
     # karpathy/nanoGPT
     Config("nanogpt_shakespeare_char", "nanogpt", ".", "train.py",
            ["config/train_shakespeare_char.py"] + _NANO + ["--out_dir=out", "--dtype=float32",
@@ -288,6 +301,12 @@ CONFIGS = [
            prepare=prep_lightning_wikitext, timeout=400),
     Config("fabric_build_your_own_trainer", "lightning", "examples/fabric/build_your_own_trainer", "run.py", []),
     # accelerate
+    Config("accelerate_cv_example", "accelerate", "examples", "cv_example.py", ["--data_dir", "pets", "--cpu"],
+           prepare=prep_pets, loss_words=(r"epoch \d+",), timeout=400),
+    Config("accelerate_complete_cv_example", "accelerate", "examples", "complete_cv_example.py",
+           ["--data_dir", "pets", "--cpu", "--checkpointing_steps", "epoch", "--output_dir", "out"],
+           prepare=prep_pets, loss_words=(r"epoch \d+",), timeout=400,
+           artifacts=["out/epoch_2/*"]),
     Config("accelerate_test_sync", "accelerate", ".", "src/accelerate/test_utils/scripts/test_sync.py", []),
     Config("accelerate_test_script", "accelerate", ".", "src/accelerate/test_utils/scripts/test_script.py", []),
 ]

@@ -20,7 +20,7 @@ IMG_EXTENSIONS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tif
 
 def _length(train: bool, default: int) -> int:
     name = "GD_BENCH_DATASET_LEN" if train else "GD_BENCH_DATASET_LEN_TEST"
-    return min(default, int(os.environ.get(name, "512" if train else "256")))
+    return min(default, int(os.environ.get(name, "256" if train else "128")))
 
 
 class VisionDataset(torch.utils.data.Dataset):
