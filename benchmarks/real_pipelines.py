@@ -101,9 +101,9 @@ def _run(cmd: list, cwd: Path, env: dict, timeout: float) -> RunResult:
         return RunResult(124, time.perf_counter() - start, out, err, True)
 
 
-def _environment(config: Config, tree: Path) -> dict:
+def _environment(config: Config, tree: Path, extra: list) -> dict:
     env = dict(os.environ)
-    paths = [str(STUBS), str(SRC)] + [str(tree / p) for p in config.pythonpath]
+    paths = [str(STUBS), str(SRC)] + [str(tree / p) for p in config.pythonpath] + [str(p.resolve()) for p in extra]
     if env.get("PYTHONPATH"):
         paths.append(env["PYTHONPATH"])
     env["PYTHONPATH"] = os.pathsep.join(paths)
@@ -116,13 +116,14 @@ def _environment(config: Config, tree: Path) -> dict:
     return env
 
 
-def run_config(config: Config, trees: dict, scratch: Path, timeout: float, python: str) -> Outcome:
+def run_config(config: Config, trees: dict, scratch: Path, timeout: float, python: str,
+               extra_paths: list) -> Outcome:
     tree = trees[config.repo]
     template = scratch / f"{config.name}.template"
     work = scratch / f"{config.name}.work"
     shutil.copytree(tree / config.workdir, template, symlinks=True)
     extra_env = config.prepare(template) if config.prepare else None
-    env = _environment(config, template)
+    env = _environment(config, template, extra_paths)
     env.update(extra_env or {})
     env["PYTHONPATH"] = env["PYTHONPATH"].replace(str(template), str(work))
     report = scratch / f"{config.name}.report.json"
@@ -264,6 +265,9 @@ def main(argv: Optional[list] = None) -> int:
         parser.add_argument(f"--{repo}", type=Path, help=f"snapshot of the {repo} repository (tree or git dir)")
     parser.add_argument("--only", nargs="*", help="configuration names (default: all whose repository is given)")
     parser.add_argument("--list", action="store_true", help="list the configurations and exit")
+    parser.add_argument("--pythonpath", action="append", default=[], type=Path,
+                        help="a folder of extra packages for both runs (Lightning's CLI examples need "
+                             "jsonargparse[signatures]: pip install --target DIR 'jsonargparse[signatures]')")
     parser.add_argument("--timeout", type=float, default=240.0, help="seconds per run (default 240)")
     parser.add_argument("--markdown", type=Path, help="write the results table here")
     parser.add_argument("--json", type=Path, help="write the results as JSON here")
@@ -291,7 +295,7 @@ def main(argv: Optional[list] = None) -> int:
     records = []
     for config in chosen:
         try:
-            outcome = run_config(config, trees, scratch, args.timeout, sys.executable)
+            outcome = run_config(config, trees, scratch, args.timeout, sys.executable, args.pythonpath)
         except Exception as exc:  # one broken configuration must not end the benchmark
             print(f"== {config.name}: BENCHMARK ERROR {type(exc).__name__}: {exc}")
             continue

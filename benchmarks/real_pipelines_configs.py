@@ -153,7 +153,8 @@ def prep_nanogpt_bpe(root: Path) -> None:
 
 
 def prep_chargpt(root: Path) -> None:
-    (root / "input.txt").write_text(synthetic_text(20000, 11))
+    # chargpt samples from the context "O God, O God!" every 10 iterations: its characters must be in the text
+    (root / "input.txt").write_text("O God, O God!\n" + synthetic_text(20000, 11))
 
 
 def prep_lightning_wikitext(root: Path) -> None:
@@ -179,6 +180,9 @@ def prep_lightning_datasets(root: Path) -> None:
 
 
 # ---------------------------------------------------------------- configurations
+# accelerate's other examples need `datasets`, `evaluate` and a downloaded BERT; its
+# test_utils/scripts (test_sync.py, test_script.py) are test harnesses that step optimizers
+# without zero_grad and keep models without optimizers on purpose, not training programs.
 
 _PL = ["--trainer.max_epochs=1", "--trainer.limit_train_batches=6", "--trainer.limit_val_batches=2",
        "--trainer.limit_test_batches=2", "--trainer.accelerator=cpu", "--trainer.enable_progress_bar=false",
@@ -231,8 +235,9 @@ CONFIGS = [
     Config("word_language_model_lstm_adamw", "examples", "word_language_model", "main.py",
            _WLM + ["--model", "LSTM", "--use-optimizer", "--lr", "0.002"], prepare=prep_wikitext,
            artifacts=["model.pt"]),
+    # train.py torch.loads a pickled numpy array, which torch >= 2.6 refuses by default (weights_only)
     Config("time_sequence_prediction", "examples", "time_sequence_prediction", "train.py", ["--steps", "2"],
-           prepare=prep_sine),
+           prepare=prep_sine, env={"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"}),
     # regression/main.py draws its target function with torch.randn and never seeds: runs differ by design
     Config("regression", "examples", "regression", "main.py", [], deterministic=False),
     Config("reinforce", "examples", "reinforcement_learning", "reinforce.py", ["--log-interval", "1"],
@@ -247,9 +252,10 @@ CONFIGS = [
             "--save-model-dir", "saved", "--epochs", "1", "--batch-size", "2", "--image-size", "64",
             "--style-size", "64", "--log-interval", "1", "--checkpoint-interval", "1000"],
            prepare=prep_style_dataset, artifacts=["saved/*.model"]),
+    # siamese_network draws its pairs with Python's `random`, which it never seeds
     Config("siamese_network", "examples", "siamese_network", "main.py",
-           ["--epochs", "1", "--batch-size", "32", "--log-interval", "2", "--no-accel"],
-           env={"GD_BENCH_DATASET_LEN": "128", "GD_BENCH_DATASET_LEN_TEST": "64"}),
+           ["--epochs", "1", "--batch-size", "16", "--log-interval", "2", "--no-accel"],
+           env={"GD_BENCH_DATASET_LEN": "64", "GD_BENCH_DATASET_LEN_TEST": "32"}, deterministic=False, timeout=400),
     Config("gcn", "examples", "gcn", "main.py", ["--epochs", "30", "--val-every", "5", "--no-accel"],
            prepare=prep_cora),
     Config("gat", "examples", "gat", "main.py",
@@ -286,8 +292,9 @@ CONFIGS = [
     Config("lightning_autoencoder", "lightning", "examples", "pytorch/basics/autoencoder.py",
            ["fit"] + _PL + ["--trainer.default_root_dir=pl"], prepare=prep_lightning_datasets,
            artifacts=["pl/lightning_logs/version_0/metrics.csv", "pl/lightning_logs/version_0/checkpoints/*.ckpt"]),
+    # bug_report_model.py never seeds: its random data and weights differ from run to run
     Config("lightning_bug_report_model", "lightning", "examples", "pytorch/bug_report/bug_report_model.py", [],
-           artifacts=["lightning_logs/version_0/metrics.csv", "lightning_logs/version_0/checkpoints/*.ckpt"]),
+           deterministic=False, artifacts=["lightning_logs/version_0/metrics.csv", "lightning_logs/version_0/checkpoints/*.ckpt"]),
     Config("lightning_transformer", "lightning", "examples", "pytorch/basics/transformer.py", [],
            prepare=prep_lightning_wikitext, timeout=400,
            artifacts=["lightning_logs/version_0/metrics.csv", "lightning_logs/version_0/checkpoints/*.ckpt"]),
@@ -307,6 +314,4 @@ CONFIGS = [
            ["--data_dir", "pets", "--cpu", "--checkpointing_steps", "epoch", "--output_dir", "out"],
            prepare=prep_pets, loss_words=(r"epoch \d+",), timeout=400,
            artifacts=["out/epoch_2/*"]),
-    Config("accelerate_test_sync", "accelerate", ".", "src/accelerate/test_utils/scripts/test_sync.py", []),
-    Config("accelerate_test_script", "accelerate", ".", "src/accelerate/test_utils/scripts/test_script.py", []),
 ]
