@@ -69,7 +69,7 @@ class Outcome:
 
     @property
     def identical(self) -> Optional[bool]:
-        if not self.config.deterministic:
+        if not self.config.deterministic or self.plain.timed_out or self.doctor.timed_out:
             return None
         checks = []
         if self.losses_plain or self.losses_doctor:
@@ -154,6 +154,8 @@ def run_config(config: Config, trees: dict, scratch: Path, timeout: float, pytho
     if config.artifacts:
         outcome.artifacts, outcome.artifacts_note = compare_artifacts(saved["plain"], saved["doctor"],
                                                                       work / Path(config.script).parent)
+        if outcome.artifacts == "nothing saved":  # neither run got as far as saving: nothing to compare
+            outcome.artifacts = None
     return outcome
 
 
@@ -166,6 +168,10 @@ def _finding_line(f: dict) -> str:
 def _identical_text(o: Outcome) -> str:
     if not o.config.deterministic:
         return "n/a (nondeterministic)"
+    if o.plain.timed_out or o.doctor.timed_out:
+        common = min(len(o.losses_plain), len(o.losses_doctor))
+        same = o.losses_plain[:common] == o.losses_doctor[:common]
+        return f"n/a (timeout; the first {common} losses {'equal' if same else 'DIFFER'})"
     ident = o.identical
     if ident is None:
         return "n/a (no loss printed)"
