@@ -287,10 +287,10 @@ CONFIGS = [
     Config("mingpt_adder", "mingpt", ".", "projects/adder/adder.py", _MINGPT, pythonpath=["."]),
     # Lightning
     Config("lightning_backbone_image_classifier", "lightning", "examples", "pytorch/basics/backbone_image_classifier.py",
-           ["fit"] + _PL + ["--trainer.default_root_dir=pl"], prepare=prep_lightning_datasets,
+           _PL + ["--trainer.default_root_dir=pl"], prepare=prep_lightning_datasets,
            artifacts=["pl/lightning_logs/version_0/metrics.csv", "pl/lightning_logs/version_0/checkpoints/*.ckpt"]),
     Config("lightning_autoencoder", "lightning", "examples", "pytorch/basics/autoencoder.py",
-           ["fit"] + _PL + ["--trainer.default_root_dir=pl"], prepare=prep_lightning_datasets,
+           _PL + ["--trainer.default_root_dir=pl"], prepare=prep_lightning_datasets,
            artifacts=["pl/lightning_logs/version_0/metrics.csv", "pl/lightning_logs/version_0/checkpoints/*.ckpt"]),
     # bug_report_model.py never seeds: its random data and weights differ from run to run
     Config("lightning_bug_report_model", "lightning", "examples", "pytorch/bug_report/bug_report_model.py", [],
