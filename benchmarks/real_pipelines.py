@@ -248,7 +248,8 @@ def markdown(records: list) -> str:
             "| errors / warnings / infos | identical | time ratio |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for r in records:
         ratio = r["seconds_graddoctor"] / max(r["seconds_plain"], 1e-9)
-        cmd = f"`{r['workdir']}/{r['command']}`".replace("|", "\\|")
+        where = "" if r["workdir"] in (".", "") else r["workdir"] + "/"
+        cmd = f"`{where}{r['command']}`".replace("|", "\\|")
         rows.append(f"| {r['name']} | {cmd} | {r['exit_plain']} / {r['exit_graddoctor']}"
                     f"{'' if r['exit_ok'] else ' (mismatch)'}{' (timeout)' if r['timed_out'] else ''} "
                     f"| {r['steps_observed']} | {_count(r, 'error')} / {_count(r, 'warning')} / {_count(r, 'info')} "

@@ -41,7 +41,8 @@ class Config:
 _WORDS = ("the of and to in a is that for it as was with be by on not he this are or his from at which but have "
           "an they you were her she there been one all we their has would when if so no will can more about said "
           "out up them into do time only some could new than two may first then other its over such our man any "
-          "these also like where made how after back most way down did many before must through years much well").split()
+          "these also like where made how after back most way down did many before must through years much "
+          "well").split()
 
 
 def synthetic_text(n_words: int, seed: int = 0) -> str:
@@ -286,7 +287,8 @@ CONFIGS = [
            _MINGPT + ["--data.block_size=32"], prepare=prep_chargpt, pythonpath=["."]),
     Config("mingpt_adder", "mingpt", ".", "projects/adder/adder.py", _MINGPT, pythonpath=["."]),
     # Lightning
-    Config("lightning_backbone_image_classifier", "lightning", "examples", "pytorch/basics/backbone_image_classifier.py",
+    Config("lightning_backbone_image_classifier", "lightning", "examples",
+           "pytorch/basics/backbone_image_classifier.py",
            _PL + ["--trainer.default_root_dir=pl"], prepare=prep_lightning_datasets,
            artifacts=["pl/lightning_logs/version_0/metrics.csv", "pl/lightning_logs/version_0/checkpoints/*.ckpt"]),
     Config("lightning_autoencoder", "lightning", "examples", "pytorch/basics/autoencoder.py",
@@ -294,7 +296,8 @@ CONFIGS = [
            artifacts=["pl/lightning_logs/version_0/metrics.csv", "pl/lightning_logs/version_0/checkpoints/*.ckpt"]),
     # bug_report_model.py never seeds: its random data and weights differ from run to run
     Config("lightning_bug_report_model", "lightning", "examples", "pytorch/bug_report/bug_report_model.py", [],
-           deterministic=False, artifacts=["lightning_logs/version_0/metrics.csv", "lightning_logs/version_0/checkpoints/*.ckpt"]),
+           deterministic=False,
+           artifacts=["lightning_logs/version_0/metrics.csv", "lightning_logs/version_0/checkpoints/*.ckpt"]),
     Config("lightning_transformer", "lightning", "examples", "pytorch/basics/transformer.py", [],
            prepare=prep_lightning_wikitext, timeout=400,
            artifacts=["lightning_logs/version_0/metrics.csv", "lightning_logs/version_0/checkpoints/*.ckpt"]),

@@ -47,7 +47,8 @@ class CartPoleEnv:
         total_mass = self.masspole + self.masscart
         pml = self.masspole * self.length
         temp = (force + pml * theta_dot ** 2 * sin) / total_mass
-        thetaacc = (self.gravity * sin - cos * temp) / (self.length * (4.0 / 3.0 - self.masspole * cos ** 2 / total_mass))
+        thetaacc = (self.gravity * sin - cos * temp) / (
+            self.length * (4.0 / 3.0 - self.masspole * cos ** 2 / total_mass))
         xacc = temp - pml * thetaacc * cos / total_mass
         x, x_dot = x + self.tau * x_dot, x_dot + self.tau * xacc
         theta, theta_dot = theta + self.tau * theta_dot, theta_dot + self.tau * thetaacc
