@@ -31,6 +31,7 @@ CASES = [
     ("gd207_running_total.py", "GD207", False),
     ("gd208_eval_then_train.py", "GD208", False),
     ("gd209_amp.py", "GD209", False),
+    ("gd211_eval_in_train_mode.py", "GD211", False),
     ("gd501_softmax_model.py", "GD501", True),
     ("gd502_repeated.py", "GD502", False),
     ("gd503_broadcast.py", "GD503", True),
