@@ -55,7 +55,8 @@ GRU_TIME_FIRST = (CLASSIFIER.replace("nn.LSTM(8, 16, num_layers=2, batch_first=T
 def test_one_time_step_of_a_bidirectional_rnn_is_named_at_the_indexing_line(graddoctor_cli, script, index, subject):
     ran = graddoctor_cli("run", "train.py", script=script, timeout=400)
     found = ran.finding("GD111")
-    assert (found["file"], found["line"], found["subjects"]) == ("train.py", line_of(script, index), [subject])
+    # named by the script's variable for the model, then the parameter's path in it
+    assert (found["file"], found["line"], found["subjects"]) == ("train.py", line_of(script, index), [f"model.{subject}"])
     assert "has seen a single token" in found["message"]
     assert "h_n[-2], h_n[-1]" in found["hint"] and "out[:, 0, hidden:]" in found["hint"]
     assert "initialisation" not in found["hint"] and "masking" not in found["hint"]

@@ -191,7 +191,7 @@ def test_gd304_still_fires_on_a_deep_sigmoid_stack_under_its_head():
             F.mse_loss(model(x), y).backward()
             opt.step()
     (f,) = found(w, "GD304")
-    assert "0" in f.subjects and "20" not in f.subjects  # the first layer fades; the head learns
+    assert "model.0" in f.subjects and "model.20" not in f.subjects  # the first layer fades; the head learns
     # oracle: the first layer's gradient is orders of magnitude below the last hidden layer's
     assert model[0].weight.grad.pow(2).mean().sqrt() < 3e-3 * model[18].weight.grad.pow(2).mean().sqrt()
 

@@ -101,7 +101,7 @@ def _named_lines(ran) -> set[int]:
 def test_rnn_lm_detached_embedding_names_the_detach_not_init_hidden(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=LM_DETACHED)
     found = ran.finding("GD104")
-    assert (found["line"], found["subjects"]) == (line_of(LM_DETACHED, "emb = self.encoder(x).detach()"), ["encoder.weight"])
+    assert (found["line"], found["subjects"]) == (line_of(LM_DETACHED, "emb = self.encoder(x).detach()"), ["model.encoder.weight"])
     assert line_of(LM_DETACHED, "weight.new_zeros") not in _named_lines(ran)
     assert ran.codes() == ["GD104"]
 
@@ -109,7 +109,7 @@ def test_rnn_lm_detached_embedding_names_the_detach_not_init_hidden(graddoctor_c
 def test_rnn_lm_embedding_under_no_grad_is_gd110_at_the_no_grad_line(graddoctor_cli):
     ran = graddoctor_cli("run", "train.py", script=LM_NO_GRAD)
     found = ran.finding("GD110")
-    assert (found["line"], found["subjects"]) == (line_of(LM_NO_GRAD, "with torch.no_grad():"), ["encoder.weight"])
+    assert (found["line"], found["subjects"]) == (line_of(LM_NO_GRAD, "with torch.no_grad():"), ["model.encoder.weight"])
     assert line_of(LM_NO_GRAD, "emb = self.encoder(x)") in [r["line"] for r in found["related"]]
     assert line_of(LM_NO_GRAD, "weight.new_zeros") not in _named_lines(ran)
     assert ran.codes() == ["GD110"]

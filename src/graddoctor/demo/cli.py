@@ -106,6 +106,9 @@ def user_traceback(stderr: str, report: dict, folder: Path) -> str:
         if hidden:
             out.append(f"  [{hidden} frame{'s' * (hidden > 1)} inside libraries]")
             hidden = 0
+        if match:  # the program's own file, named as in its folder (Python prints `__file__`, absolute)
+            shown = (folder / match.group(1)).resolve().relative_to(folder.resolve())
+            frame[0] = frame[0].replace(f'"{match.group(1)}"', f'"{shown}"', 1)
         out.extend(frame)
     if hidden:
         out.append(f"  [{hidden} frame{'s' * (hidden > 1)} inside libraries]")
