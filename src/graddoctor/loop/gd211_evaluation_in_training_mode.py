@@ -79,6 +79,8 @@ class _Model:
 class EvaluationInTrainingMode(Observer):
     name = "evaluation_mode"
     codes = frozenset({"GD211"})
+    # Its bound methods hooked on user modules are graddoctor's: never pickled or copied with them.
+    _graddoctor_hidden_when_compiled = True
 
     def __init__(self) -> None:
         self.models: dict[int, _Model] = {}

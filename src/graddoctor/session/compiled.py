@@ -41,8 +41,10 @@ _context_class: Any = None
 _deferred = Patcher()  # torch.compile, wrapped while dynamo is not imported yet
 
 
-def _ours(obj: Any) -> bool:
+def is_ours(obj: Any) -> bool:
+    """A hook or mode of graddoctor's (marked with HIDDEN, itself or the object it is a method of)."""
     return bool(getattr(getattr(obj, "__self__", obj), HIDDEN, False))
+
 
 
 def _hide() -> Callable[[], None]:
@@ -50,13 +52,13 @@ def _hide() -> Callable[[], None]:
     global calls
     calls += 1
     stack = [torch._C._pop_torch_function_stack() for _ in range(torch._C._len_torch_function_stack())][::-1]
-    kept = [m for m in stack if not _ours(m)]
+    kept = [m for m in stack if not is_ours(m)]
     for mode in kept:
         torch._C._push_on_torch_function_stack(mode)
     hook_dicts = (_module._global_forward_hooks, _module._global_forward_pre_hooks)
     saved = [list(d.items()) for d in hook_dicts]
     for d in hook_dicts:
-        for key in [k for k, hook in d.items() if _ours(hook)]:
+        for key in [k for k, hook in d.items() if is_ours(hook)]:
             del d[key]
     swap_ins = [patcher.swap_out() for patcher in _patchers if patcher.active]
     if not swap_ins and len(kept) == len(stack) and all(len(d) == len(s) for d, s in zip(hook_dicts, saved)):
@@ -68,15 +70,15 @@ def _hide() -> Callable[[], None]:
         now = [torch._C._pop_torch_function_stack() for _ in range(torch._C._len_torch_function_stack())][::-1]
         # The compiled code left the stack as it found it (the usual case): restore the exact order.
         # Otherwise keep what it did and put ours back on top.
-        restored = stack if now == kept else now + [m for m in stack if _ours(m)]
+        restored = stack if now == kept else now + [m for m in stack if is_ours(m)]
         for mode in restored:
             torch._C._push_on_torch_function_stack(mode)
         for d, items in zip(hook_dicts, saved):
-            if list(d) == [k for k, hook in items if not _ours(hook)]:
+            if list(d) == [k for k, hook in items if not is_ours(hook)]:
                 d.clear()
                 d.update(items)
             else:
-                d.update((k, hook) for k, hook in items if _ours(hook))
+                d.update((k, hook) for k, hook in items if is_ours(hook))
 
     return show
 

@@ -76,6 +76,7 @@ def _install() -> None:
         _patch_schedulers()
         _patch_scaler()
         _patch_warnings()
+        _patch_module_state()
         _patch_loaders()
         compiled.install()
     except BaseException:
@@ -98,6 +99,33 @@ def _patch_warnings() -> None:
     from graddoctor.session.warnsite import make_show
 
     _patcher.wrap(warnings, "_showwarnmsg", make_show)
+
+
+def _patch_module_state() -> None:
+    """graddoctor's hooks on the user's modules are never part of their state.
+
+    `torch.save(model)`, `pickle`, `copy.deepcopy(model)` (an EMA or target network) and
+    multiprocessing all go through `nn.Module.__getstate__`. Our per-module hooks are closures
+    and methods of our observers: pickled, they fail ("Can't pickle local object"); copied,
+    they would drag the session along and report on the copy as if it were the original.
+    The state handed out is the module as the user built it, hooks of their own included.
+    """
+    import torch.nn as nn
+
+    from graddoctor.session.compiled import is_ours
+
+    def make(original: Callable) -> Callable:
+        def __getstate__(self):
+            state = original(self)
+            for key in ("_forward_hooks", "_forward_pre_hooks"):
+                hooks = state.get(key)
+                if hooks and any(is_ours(hook) for hook in hooks.values()):
+                    state[key] = type(hooks)((k, h) for k, h in hooks.items() if not is_ours(h))
+            return state
+
+        return __getstate__
+
+    _patcher.wrap(nn.Module, "__getstate__", make)
 
 
 # --- backward ---------------------------------------------------------------------------
