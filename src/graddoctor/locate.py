@@ -232,17 +232,32 @@ def user_stack(frame: FrameType | None = None, limit: int = 8) -> list[Location]
     return out
 
 
+# (code object, instruction offset) -> 1-based column. A call site's column never changes, and
+# `co_positions()` walks the whole code object: without the cache every event on a module-level
+# training loop would pay for the length of the script.
+_columns: dict[tuple, int | None] = {}
+
+
 def _column(frame: FrameType) -> int | None:
+    key = (frame.f_code, frame.f_lasti)
+    try:
+        return _columns[key]
+    except KeyError:
+        pass
+    column = None
     # Python 3.11 keeps exact positions per instruction; the column is 1-based.
     try:
         positions = list(frame.f_code.co_positions())
         index = frame.f_lasti // 2
         if 0 <= index < len(positions):
             col = positions[index][2]
-            return None if col is None else col + 1
+            column = None if col is None else col + 1
     except (AttributeError, ValueError):
         pass
-    return None
+    if len(_columns) > 4096:  # code made at run time (exec, notebooks): keep memory flat
+        _columns.clear()
+    _columns[key] = column
+    return column
 
 
 def exception_location(exc: BaseException) -> Location:

@@ -67,10 +67,17 @@ class OptimizerTrack:
     no_grad_steps: int = 0
     zero_grad_steps: int = 0
     lr_zero_steps: int = 0
+    unmeasured_steps: int = 0  # steps whose gradients were not measured (options.measure_every)
+    last_ratio_step: int = 0
     ratios: deque = field(default_factory=lambda: deque(maxlen=32))  # (ratio, lr) of the last measured steps
     max_lr: float = 0.0
     kind: str = ""  # the optimizer's class name (GD305 judges adaptive ones on their first steps)
     early: list = field(default_factory=list)  # (ratio, lr) of the first 3 measured steps
+
+    def on_every_measured_step(self, count: int) -> bool:
+        """Whether `count` steps (with no gradient, with zero gradients...) are every step whose
+        gradients were measured, and there was at least one."""
+        return count > 0 and count + self.unmeasured_steps == self.steps
 
 
 @dataclass
@@ -117,6 +124,7 @@ class LayerStats(Observer):
         self._before: dict[int, list[torch.Tensor]] = {}
         self._scaled: tuple[int, torch.Tensor] | None = None
         self.measured = 0
+        self._last_layer_step = 0
         # loss series per backward line and optimizer (GD306), per optimizer step
         self.loss_series = LossSeriesBook()
         self.first_bad_loss: tuple[int, Location, float] | None = None
@@ -166,17 +174,21 @@ class LayerStats(Observer):
             id(optimizer), OptimizerTrack(where=event.where, first_step=event.step, kind=type(optimizer).__name__))
         layout = self._layout(optimizer)
         self.loss_series.on_step(id(optimizer), layout.params, layout.key_of)
+        lr = max((float(g.get("lr", 0.0)) for g in optimizer.param_groups), default=0.0)
+        track.steps += 1
+        track.max_lr = max(track.max_lr, lr)
+        if lr == 0.0:
+            track.lr_zero_steps += 1
+        if not self._measure_due(track.steps):
+            # The losses and clip norms of this step wait in their lists for the next measured step.
+            track.unmeasured_steps += 1
+            return
         grads = [p.grad for p in layout.params]
         if any(g is None for g in grads) or layout.sparse:
             positions = [i for i, g in enumerate(grads) if g is not None and not g.is_sparse]
             grads = [grads[i] for i in positions]
         else:
             positions = layout.all_positions
-        lr = max((float(g.get("lr", 0.0)) for g in optimizer.param_groups), default=0.0)
-        track.steps += 1
-        track.max_lr = max(track.max_lr, lr)
-        if lr == 0.0:
-            track.lr_zero_steps += 1
         if not grads and layout.params:  # no params at all: every one is an FSDP2 shard, unread
             track.no_grad_steps += 1
         losses, clips = self._losses, self._clips
@@ -188,7 +200,7 @@ class LayerStats(Observer):
             extra = [t.reshape(()) for t, _, _ in losses] + [c.reshape(()) for c in clips]
             pieces = norms + ([stack(extra)] if extra else [])
             readout = Readout(join(pieces)) if pieces else None
-            if self._ratio_due(track.steps):
+            if self._ratio_due(track):
                 live = [i for i, p in enumerate(layout.params) if p.requires_grad]
                 if live:
                     plan = self._plan(layout, live if len(live) < len(layout.params) else layout.all_positions)
@@ -239,9 +251,18 @@ class LayerStats(Observer):
     def _plan_key(layout: Layout, positions: list[int]) -> tuple:
         return id(layout), None if positions is layout.all_positions else tuple(positions)
 
-    def _ratio_due(self, steps: int) -> bool:
+    def _measure_due(self, steps: int) -> bool:
+        """Whether this step's gradients are measured: every step of the run's first
+        `dense_steps` and after a symptom, then every `measure_every`-th (options.py)."""
+        every = self.options.measure_every
+        return every <= 1 or steps <= self.options.dense_steps or self.escalated or steps % every == 0
+
+    def _ratio_due(self, track: OptimizerTrack) -> bool:
         every = self.options.ratio_every
-        return steps <= 3 or (every > 0 and steps % every == 0)
+        if track.steps <= 3 or (every > 0 and track.steps - track.last_ratio_step >= every):
+            track.last_ratio_step = track.steps
+            return True
+        return False
 
     def _layout(self, optimizer: torch.optim.Optimizer) -> Layout:
         layout = self._layouts.get(id(optimizer))
@@ -311,7 +332,10 @@ class LayerStats(Observer):
 
     def _layer_due(self, step: int) -> bool:
         every = self.options.layer_every
-        return step <= 10 or every <= 1 or step % every == 0
+        if step <= 10 or every <= 1 or step - self._last_layer_step >= every:
+            self._last_layer_step = step
+            return True
+        return False
 
     def _judge_total(self, reading: _Reading, norms: list[float], clips: list[float], track: OptimizerTrack) -> bool:
         """A step judged by its total norm alone; False when it needs the per-layer detail (a symptom)."""

@@ -96,13 +96,15 @@ class LossSeriesBook:
 
     def add_reading(self, optimizer: int, losses: list, values: list[float]) -> None:
         """One optimizer step's losses [(where, step)] and their values: one point per backward line."""
+        # One point per line and step: the losses of steps whose gradients were not measured
+        # arrive with the next measured step's, and keep their own steps.
         sums: dict[tuple, list] = {}
         for value, (where, step) in zip(values, losses):
             if math.isfinite(value):
-                entry = sums.setdefault((where.file, where.line), [where, step, 0.0, 0])
-                entry[1], entry[2], entry[3] = step, entry[2] + value, entry[3] + 1
-        for site, (where, step, total, n) in sums.items():
-            key = site + (optimizer,)
+                entry = sums.setdefault((where.file, where.line, step), [where, step, 0.0, 0])
+                entry[2], entry[3] = entry[2] + value, entry[3] + 1
+        for (file, line, _), (where, step, total, n) in sums.items():
+            key = (file, line, optimizer)
             series = self.series.get(key)
             if series is None:
                 series = self.series[key] = Series(where, optimizer, self._graphs.get(key, GraphSummary()))

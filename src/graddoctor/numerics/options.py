@@ -42,8 +42,15 @@ class NumericsOptions:
     # Per-layer detail (per-layer norms judged for GD304, the layer table's max,
     # GradFlowMonitor's history) on the first 10 steps, then every `layer_every`
     # steps, and at once on a symptom (a non-finite or a new largest norm) and on
-    # the last step. The total norm, the losses and GD111's zero counts: every step.
+    # the last step. The total norm and GD111's zero counts: every measured step.
     layer_every: int = 5
+    # Gradient norms are measured at every step of the run's first `dense_steps` (where
+    # nearly every finding shows first) and after a symptom, then at every `measure_every`-th
+    # step. On a small model graddoctor's kernels and Python cost as much as the user's own
+    # step; one in 8 keeps a long run's judgement (growth, vanishing layers, zero gradients)
+    # and costs an eighth. Losses are read at every step whatever this says.
+    dense_steps: int = 100
+    measure_every: int = 8
     # GD306: over at least `stall_steps` steps, the mean loss of the last
     # quarter is not `stall_min_drop` (relative) below that of the first.
     stall_steps: int = 30

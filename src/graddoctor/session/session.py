@@ -81,6 +81,10 @@ class Session:
         self.last_backward: BackwardEvent | None = None
         self.failed_backward: tuple[BackwardEvent, BaseException] | None = None
         self.crashed = False  # the user's code raised out of the session (set before detach)
+        # event name -> [(observer, bound method)], for the observers that override it (_dispatch)
+        self._handlers: dict[str, list] = {}
+        self._handlers_of: list | None = None
+        self._handlers_n = 0
 
     # --- lifetime -------------------------------------------------------------------------
 
@@ -220,12 +224,10 @@ class Session:
         if event.index == 0:
             self._call(None, "discover_models", self.discover_models)
         self.last_backward = event
-        for observer in self._live():
-            self._call(observer, "before_backward", lambda: observer.before_backward(event))
+        self._dispatch("before_backward", event)
 
     def after_backward(self, event: BackwardEvent) -> None:
-        for observer in self._live():
-            self._call(observer, "after_backward", lambda: observer.after_backward(event))
+        self._dispatch("after_backward", event)
 
     def backward_failed(self, event: BackwardEvent, exc: BaseException) -> None:
         self.failed_backward = (event, exc)
@@ -238,8 +240,7 @@ class Session:
             self._call(None, "discover_models", self.discover_models)
             self._call(None, "name_optimizer", lambda: self._name_optimizer(optimizer))
         event = self._current_step = StepEvent(optimizer, where, self.step)
-        for observer in self._live():
-            self._call(observer, "before_step", lambda: observer.before_step(event))
+        self._dispatch("before_step", event)
 
     def end_step(self, optimizer: torch.optim.Optimizer) -> None:
         key = id(optimizer)
@@ -247,15 +248,13 @@ class Session:
         self.steps_taken += 1
         event = self._current_step
         if event is not None and event.optimizer is optimizer:
-            for observer in self._live():
-                self._call(observer, "after_step", lambda: observer.after_step(event))
+            self._dispatch("after_step", event)
         if self.max_steps is not None and self.steps_taken >= self.max_steps:
             raise StopRun(f"stopped after {self.steps_taken} optimizer steps (--max-steps)")
 
     def on_call(self, event: CallEvent) -> None:
         event.step = self.step
-        for observer in self._live():
-            self._call(observer, "on_call", lambda: observer.on_call(event))
+        self._dispatch("on_call", event)
 
     # --- results ----------------------------------------------------------------------------
 
@@ -284,6 +283,30 @@ class Session:
 
     # --- never let our own failure become the user's ------------------------------------------
 
+    def _dispatch(self, event_name: str, event) -> None:
+        """An event of the training step to the observers that listen to it.
+
+        The hot path: each observer's bound method is looked up once per attach (observers
+        that keep the base class's no-op are left out), not a closure per observer per event.
+        """
+        handlers = self._handlers.get(event_name)
+        if handlers is None or self._handlers_of is not self.observers or len(self.observers) != self._handlers_n:
+            handlers = self._listeners(event_name)
+        for observer, method in handlers:
+            try:
+                method(event)
+            except Exception:
+                self._fail(observer, event_name)
+
+    def _listeners(self, event_name: str) -> list:
+        if self._handlers_of is not self.observers or len(self.observers) != self._handlers_n:
+            self._handlers = {}
+            self._handlers_of, self._handlers_n = self.observers, len(self.observers)
+        base = getattr(Observer, event_name)
+        found = self._handlers[event_name] = [
+            (o, getattr(o, event_name)) for o in self._live() if getattr(type(o), event_name, base) is not base]
+        return found
+
     def _live(self) -> list[Observer]:
         failed = self._failed
         return [o for o in self.observers if id(o) not in failed] if failed else self.observers
@@ -301,6 +324,7 @@ class Session:
     def _fail(self, observer: Observer | None, what: str) -> None:
         if observer is not None:
             self._failed.add(id(observer))
+            self._handlers = {}  # a failed observer is never called again
         owner = type(observer).__name__ + "." if observer is not None else ""
         self.internal_errors.append(f"{owner}{what} failed:\n{traceback.format_exc()}")
 

@@ -14,9 +14,9 @@ def step_without_effect(stats, track) -> list[Finding]:
     measured = [r for r, _ in track.ratios]
     if track.lr_zero_steps == track.steps:
         reason = "the learning rate of every parameter group is 0"
-    elif track.no_grad_steps == track.steps:
+    elif track.on_every_measured_step(track.no_grad_steps):
         reason = "no parameter it holds had a gradient (.grad is None) when it stepped"
-    elif track.zero_grad_steps + track.no_grad_steps == track.steps and track.zero_grad_steps:
+    elif track.on_every_measured_step(track.zero_grad_steps + track.no_grad_steps) and track.zero_grad_steps:
         reason = "every gradient it saw was exactly zero"
     elif measured and all(r == 0.0 for r in measured):
         reason = "the parameters were unchanged after every measured step"

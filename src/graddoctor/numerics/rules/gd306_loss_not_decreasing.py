@@ -107,9 +107,9 @@ def stall_causes(stats, tracks: list) -> list[str]:
     """What explains a stalled loss: the optimizer's steps (no gradient, lr 0, ratio), vanishing, the loop."""
     opts = stats.options
     causes = []
-    if tracks and all(t.no_grad_steps == t.steps for t in tracks):
+    if tracks and all(t.on_every_measured_step(t.no_grad_steps) for t in tracks):
         causes.append("no parameter has a gradient when the optimizer steps (GD104/GD202)")
-    elif tracks and all(t.zero_grad_steps + t.no_grad_steps == t.steps for t in tracks):
+    elif tracks and all(t.on_every_measured_step(t.zero_grad_steps + t.no_grad_steps) for t in tracks):
         causes.append("every gradient is exactly zero (GD111)")
     if tracks and all(t.lr_zero_steps == t.steps for t in tracks):
         causes.append("the learning rate is 0")
