@@ -22,7 +22,12 @@ other jobs on a shared machine do not count, and wall time on CUDA.
 Runs on CPU, and also on CUDA when a GPU is present (`--device cuda` for that
 only): there each block ends with `torch.cuda.synchronize()`, so a host sync
 that watch() would add shows as lost overlap.
-`python benchmarks/bench_watch.py [--rounds N] [--steps N] [--only NAME] [--threads N] [--device D]`.
+`python benchmarks/bench_watch.py [--rounds N] [--steps N] [--only NAME] [--threads N] [--device D] [--no-fit]`.
+
+Workloads also include the 3-layer MLP (Linear 32-64-64-1, batch 64, Adam), the
+smallest real step; after the table, a fixed-cost line fits the extra µs per step
+under watch() over stacks of 3, 12 and 48 layers: intercept = fixed cost per step,
+slope = cost per module.
 """
 
 from __future__ import annotations
@@ -95,12 +100,56 @@ def mlp24(device="cpu"):
     return model, opt, step
 
 
+def mlp3(device="cpu"):
+    """The smallest real step: Linear 32-64-64-1 with ReLU, batch 64, Adam. Its plain step is a
+    fraction of a millisecond, so what graddoctor costs per step shows undiluted."""
+    model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 1)).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    x, y = torch.randn(64, 32, device=device), torch.randn(64, 1, device=device)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+
+    return model, opt, step
+
+
+def stack_of(layers: int):
+    """`layers` x (Linear(32, 32) + ReLU), batch 16, SGD: models that differ only in module count,
+    for the fixed-cost fit."""
+
+    def make(device="cpu"):
+        blocks = []
+        for _ in range(layers):
+            blocks += [nn.Linear(32, 32), nn.ReLU()]
+        model = nn.Sequential(*blocks).to(device)
+        opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+        x, y = torch.randn(16, 32, device=device), torch.randn(16, 32, device=device)
+
+        def step():
+            opt.zero_grad(set_to_none=True)
+            loss = F.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+
+        return model, opt, step
+
+    return make
+
+
 # (builder, steps per timed block, rounds): blocks short and many, so that load
 # changes on a shared machine hit every variant alike.
-WORKLOADS = {"gpt2": (gpt2, 1, 11), "cnn": (cnn, 2, 15), "mlp24": (mlp24, 10, 25)}
+WORKLOADS = {"gpt2": (gpt2, 1, 11), "cnn": (cnn, 2, 15), "mlp24": (mlp24, 10, 25), "mlp3": (mlp3, 40, 25)}
+FIT_DEPTHS = (3, 12, 48)  # the fixed-cost fit's models, in layers of Linear + ReLU
+FIT = {f"stack{n}": (stack_of(n), max(2, 120 // n), 25) for n in FIT_DEPTHS}
 NO_LOSSDATA = "watch() w/o GD50x"
 VARIANTS = ("plain", "watch()", NO_LOSSDATA, "watch(deep=True)", "detect_anomaly()")
 START_STEPS = 4  # "session start": a fresh session's first steps, where it discovers the model
+# Steady state begins after the run's first steps, where everything is measured at every step
+# (numerics options `dense_steps`): a long run spends nearly all of its steps after them.
+WARM_STEPS = 128
 
 
 def _sync(device: str) -> None:
@@ -132,7 +181,7 @@ def _without_lossdata(w):
 
 def measure(name: str, rounds: int | None, steps: int | None, device: str = "cpu") -> dict[str, float]:
     torch.manual_seed(0)
-    make, default_steps, default_rounds = WORKLOADS[name]
+    make, default_steps, default_rounds = {**WORKLOADS, **FIT}[name]
     n, rounds = steps or default_steps, rounds or default_rounds
     model, opt, step = make(device)
     watches = {"watch()": watch(model, opt), NO_LOSSDATA: _without_lossdata(watch(model, opt)),
@@ -141,8 +190,8 @@ def measure(name: str, rounds: int | None, steps: int | None, device: str = "cpu
         step()
     for w in watches.values():
         with w:
-            for _ in range(START_STEPS):
-                step()  # not timed: the first steps walk the graph and discover the model
+            for _ in range(WARM_STEPS):
+                step()  # not timed: the session's start (the first steps measure everything) is timed apart
     times: dict[str, list[float]] = {v: [] for v in VARIANTS}
     for r in range(rounds):
         order = VARIANTS if r % 2 == 0 else VARIANTS[::-1]  # ABBA: no variant always runs first
@@ -192,6 +241,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--start-rounds", type=int, default=None)
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--only", action="append")
+    parser.add_argument("--no-fit", action="store_true", help="skip the fixed-cost fit over 3/12/48 layers")
     parser.add_argument("--device", choices=("cpu", "cuda"), default=None,
                         help="default: cpu, then cuda when a GPU is present")
     # One thread: on a shared 2-core machine, two spinning OpenMP threads per op make
@@ -207,7 +257,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s), load average "
           f"{os.getloadavg()[0]:.1f}; ms per step (CPU time on cpu, wall time on cuda): median over interleaved rounds")
     for device in devices:
-        print(f"\n[{device}] steady state (after each session's first {START_STEPS} steps)")
+        print(f"\n[{device}] steady state (after each session's first {WARM_STEPS} steps)")
         print(f"{'workload':<8}" + "".join(f"{v:>26}" for v in VARIANTS) + f"{'GD50x alone':>14}")
         for name in names:
             result = measure(name, args.rounds, args.steps, device)
@@ -217,10 +267,42 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{name:<8}{cells}{own:>13.3f}x", flush=True)
         print(f"[{device}] session start (a new watch(), attached, and its first {START_STEPS} steps)")
         for name in names:
-            rounds = args.start_rounds or max(3, WORKLOADS[name][2] // 2)
+            rounds = args.start_rounds or max(3, {**WORKLOADS, **FIT}[name][2] // 2)
             result = measure_start(name, rounds, device)
             plain, watched = result["plain"], result["watch()"]
             print(f"{name:<8}{plain:8.2f} ms plain {watched:8.2f} ms watch() {watched / plain:6.3f}x", flush=True)
+        if not args.no_fit:
+            fixed_cost(args.rounds, device)
+
+
+def fixed_cost(rounds: int | None, device: str) -> None:
+    """The extra host time per step under watch() against the model's module count, fitted by
+    least squares over models that differ only in depth: the intercept is what every step
+    pays whatever the model (the fixed cost), the slope what each module adds."""
+    print(f"[{device}] fixed cost: extra us per step under watch(), models of {'/'.join(map(str, FIT_DEPTHS))} "
+          "layers of Linear(32, 32) + ReLU")
+    xs, ys, deep = [], [], []
+    for name in FIT:
+        make = FIT[name][0]
+        modules = sum(1 for _ in make()[0].modules())
+        result = measure(name, rounds, None, device)
+        extra = (result["watch()"] - result["plain"]) * 1e3
+        xs.append(modules)
+        ys.append(extra)
+        deep.append((result["watch(deep=True)"] - result["plain"]) * 1e3)
+        print(f"  {name:<8}{modules:4d} modules  plain {result['plain'] * 1e3:8.1f} us  watch() +{extra:7.1f} us "
+              f"({result['watch()'] / result['plain']:.3f}x)  deep=True +{deep[-1]:7.1f} us", flush=True)
+    slope, intercept = _line(xs, ys)
+    deep_slope, deep_intercept = _line(xs, deep)
+    print(f"  watch():     fixed {intercept:7.1f} us per step, {slope:6.2f} us per module")
+    print(f"  deep=True:   fixed {deep_intercept:7.1f} us per step, {deep_slope:6.2f} us per module")
+
+
+def _line(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least-squares slope and intercept."""
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return slope, my - slope * mx
 
 
 if __name__ == "__main__":
