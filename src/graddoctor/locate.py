@@ -175,9 +175,25 @@ def user_location(frame: FrameType | None = None) -> Location:
                     found = where(start)
                     if found.file:
                         return found
-            return Location(code.co_filename, frame.f_lineno, _column(frame), code.co_name)
+            return _location_of(frame)
         frame = frame.f_back
     return NOWHERE
+
+
+# (code object, instruction offset) -> its Location: a training loop asks for the same few call
+# sites at every step, and a Location is immutable. Bounded for code made at run time.
+_locations: dict[tuple, Location] = {}
+
+
+def _location_of(frame: FrameType) -> Location:
+    key = (frame.f_code, frame.f_lasti)
+    found = _locations.get(key)
+    if found is None:
+        if len(_locations) > 4096:
+            _locations.clear()
+        code = frame.f_code
+        found = _locations[key] = Location(code.co_filename, frame.f_lineno, _column(frame), code.co_name)
+    return found
 
 
 def user_frame(frame: FrameType | None = None) -> FrameType | None:

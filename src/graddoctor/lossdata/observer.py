@@ -2,7 +2,8 @@
 
 Cost, by design (measured in benchmarks/bench_watch.py, "GD50x alone"): every call of a
 `torch.nn.functional` loss goes through one Python wrapper; the first
-`FIRST` calls of each loss function, then one in `EVERY`, are checked. A
+`FIRST` calls of each loss function, then one in `EVERY`, and past 200 calls one in
+5 x `EVERY`, are checked. A
 check reads shapes and graph nodes (no tensor data) and computes a handful of
 reductions of the loss's input (its first rows, up to 1M values) and target, stacked into one tensor and read
 back once (without blocking on an accelerator: the values are judged at a
@@ -31,6 +32,7 @@ from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
 
 FIRST = 10
 EVERY = 10
+_SPARSE_AFTER = 200
 _GRAPH_WALKS = 3  # the backward calls whose loss graph is read for hand-written broadcasts (shared walks)
 _INDEX_LOSSES = frozenset({"cross_entropy", "nll_loss"})
 _MAX_PENDING = 64
@@ -85,7 +87,10 @@ class LossDataObserver(Observer):
                 self._drain()
             count = self.calls.get(name, 0)
             self.calls[name] = count + 1
-            if count >= self.first and count % self.every:
+            # past the first 200 calls a run has shown what its data and loss look like:
+            # checked 5x less often from then on (one call in 50 by default)
+            every = self.every if count < _SPARSE_AFTER else self.every * 5
+            if count >= self.first and count % every:
                 return
             if _is_compiling():
                 return

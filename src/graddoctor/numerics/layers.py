@@ -125,6 +125,7 @@ class LayerStats(Observer):
         self._scaled: tuple[int, torch.Tensor] | None = None
         self.measured = 0
         self._last_layer_step = 0
+        self._unmeasured: tuple[int, Layout] | None = None  # the optimizer whose last step went unmeasured
         # loss series per backward line and optimizer (GD306), per optimizer step
         self.loss_series = LossSeriesBook()
         self.first_bad_loss: tuple[int, Location, float] | None = None
@@ -170,8 +171,10 @@ class LayerStats(Observer):
     def before_step(self, event: StepEvent) -> None:
         self._drain(ready_only=True)
         optimizer = event.optimizer
-        track = self.optimizers.setdefault(
-            id(optimizer), OptimizerTrack(where=event.where, first_step=event.step, kind=type(optimizer).__name__))
+        track = self.optimizers.get(id(optimizer))
+        if track is None:
+            track = self.optimizers[id(optimizer)] = OptimizerTrack(
+                where=event.where, first_step=event.step, kind=type(optimizer).__name__)
         layout = self._layout(optimizer)
         self.loss_series.on_step(id(optimizer), layout.params, layout.key_of)
         lr = max((float(g.get("lr", 0.0)) for g in optimizer.param_groups), default=0.0)
@@ -182,7 +185,9 @@ class LayerStats(Observer):
         if not self._measure_due(track.steps):
             # The losses and clip norms of this step wait in their lists for the next measured step.
             track.unmeasured_steps += 1
+            self._unmeasured = (id(optimizer), layout)
             return
+        self._unmeasured = None
         grads = [p.grad for p in layout.params]
         if any(g is None for g in grads) or layout.sparse:
             positions = [i for i, g in enumerate(grads) if g is not None and not g.is_sparse]
@@ -286,11 +291,16 @@ class LayerStats(Observer):
         layout.shape, layout.optimizer = shape, weakref.ref(optimizer)
         return layout
 
-    def _flush_losses(self) -> None:
+    def _flush_losses(self, final: bool = False) -> None:
         losses, self._losses = self._losses, []
         with torch.no_grad():
             readout = Readout(stack([t.reshape(()) for t, _, _ in losses]))
-        self._pending.append(_Reading(self.session.step, -1, None, set(), readout, [(w, s) for _, w, s in losses], 0))
+        optimizer, layout = -1, None
+        if final and self._unmeasured is not None:
+            # the run's last steps went unmeasured: their losses still belong to that optimizer's series
+            optimizer, layout = self._unmeasured
+        self._pending.append(_Reading(self.session.step, optimizer, layout, [], readout,
+                                      [(w, s) for _, w, s in losses], 0))
 
     # --- off the hot path: turning readings into judgements -------------------------------------
 
@@ -457,12 +467,12 @@ class LayerStats(Observer):
     def stop(self) -> None:
         self._before.clear()
         if self._losses:
-            self._flush_losses()
+            self._flush_losses(final=True)
         self._drain(ready_only=False)
 
     def findings(self) -> list[Finding]:
         if self._losses:
-            self._flush_losses()
+            self._flush_losses(final=True)
         self._drain(ready_only=False)
         return numerics_findings(self)
 
