@@ -14,7 +14,7 @@ from graddoctor.explain.explainer import explain
 from graddoctor.finding import Finding
 from graddoctor.locate import Location, display_path, exception_location
 from graddoctor.report.report import Report
-from graddoctor.session import compiled
+from graddoctor.session import compiled, processes
 from graddoctor.session.session import Session
 
 INTERNAL_NOTE = "graddoctor internal error (please report it with a minimal script):\n"
@@ -61,6 +61,7 @@ def build_report(
     if note_internal_errors:
         report.notes.extend(INTERNAL_NOTE + error for error in session.internal_errors)
     compiled.add_note(report, session)
+    processes.note(report, session)
     return report
 
 

@@ -18,7 +18,7 @@ from torch.optim import lr_scheduler
 from graddoctor.locate import user_location
 from graddoctor.session.manual_steps import ManualSteps
 from graddoctor.session.observer import BackwardEvent, CallEvent
-from graddoctor.session import compiled
+from graddoctor.session import compiled, processes
 from graddoctor.session.patches import Patcher
 
 _sessions: list[Any] = []
@@ -78,6 +78,7 @@ def _install() -> None:
         _patch_warnings()
         _patch_module_state()
         _patch_loaders()
+        processes.patch(_patcher, active_sessions)
         compiled.install()
     except BaseException:
         _uninstall()

@@ -81,6 +81,7 @@ class Session:
         self.last_backward: BackwardEvent | None = None
         self.failed_backward: tuple[BackwardEvent, BaseException] | None = None
         self.crashed = False  # the user's code raised out of the session (set before detach)
+        self.processes_started: list[Location] = []  # by the user's code, DataLoader workers aside
         # event name -> [(observer, bound method)], for the observers that override it (_dispatch)
         self._handlers: dict[str, list] = {}
         self._handlers_of: list | None = None

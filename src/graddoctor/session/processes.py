@@ -1,0 +1,46 @@
+"""Processes the user's code starts: training that ran where graddoctor could not see it.
+
+Hogwild training (`torch.multiprocessing`, `mp.Process(target=train)`) runs every optimizer step
+in child processes. `graddoctor run` watches the process it runs; a report that saw no step and
+says "No problems found" of a script that trained for an epoch would mislead. The session counts
+the processes the user's code started (DataLoader workers are torch's, not training) so that the
+report can say what it did not see.
+"""
+
+from __future__ import annotations
+
+import multiprocessing.process
+from collections.abc import Callable
+
+from graddoctor.locate import Location, user_location
+
+
+def patch(patcher, sessions: Callable[[], list]) -> None:
+    def make(original: Callable) -> Callable:
+        def start(self, *args, **kwargs):
+            result = original(self, *args, **kwargs)
+            target = getattr(self, "_target", None)
+            if not getattr(target, "__module__", "").startswith("torch.utils.data"):
+                where = user_location()
+                if where.file is not None:
+                    for session in sessions():
+                        session.processes_started.append(where)
+            return result
+
+        return start
+
+    patcher.wrap(multiprocessing.process.BaseProcess, "start", make)
+
+
+def note(report, session) -> None:
+    """The report's note when no optimizer step ran here but the script started processes."""
+    started: list[Location] = session.processes_started
+    if session.steps_taken or not started:
+        return
+    n = len(started)
+    lines = sorted({str(where) for where in started})
+    report.notes.append(
+        f"No optimizer step ran in this process, and the script started {n} process{'es' if n != 1 else ''} "
+        f"({', '.join(lines[:3])}): training in child processes (torch.multiprocessing, hogwild) is not "
+        "observed, so no finding here speaks for it. To check the training loop, run its function once "
+        "in the main process (one worker, called directly) under graddoctor.")
