@@ -287,8 +287,9 @@ class Session:
     def _dispatch(self, event_name: str, event) -> None:
         """An event of the training step to the observers that listen to it.
 
-        The hot path: each observer's bound method is looked up once per attach (observers
-        that keep the base class's no-op are left out), not a closure per observer per event.
+        The hot path: each observer's bound method is looked up once, and again only when the
+        set of observers changes or one fails (observers that keep the base class's no-op are
+        left out), not a closure per observer per event.
         """
         handlers = self._handlers.get(event_name)
         if handlers is None or self._handlers_of is not self.observers or len(self.observers) != self._handlers_n:
