@@ -165,18 +165,28 @@ def _never_traced() -> None:
     recompile = getattr(trace_rules, "_recompile_re", None)
     if not isinstance(dirs, list) or recompile is None:
         return  # not the torch we know
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    ours = []
-    for entry in sorted(os.listdir(package)):
-        path = os.path.join(package, entry)
-        if entry == "demo":
-            ours += [os.path.join(path, f) for f in os.listdir(path) if f.endswith(".py")]
-        elif os.path.isdir(path) or entry.endswith(".py"):
-            ours.append(path + os.sep if os.path.isdir(path) else path)
-    added = [p.replace(os.sep, "/") for p in ours if p.replace(os.sep, "/") not in dirs]
+    added = [p for p in _own_paths() if p not in dirs]
     if added:
         dirs.extend(added)
         recompile()
+
+
+_paths: list[str] = []
+
+
+def _own_paths() -> list[str]:
+    """graddoctor's folders and modules as dynamo's SKIP_DIRS lists them: read once per process
+    (a session's attach would otherwise stat the package every time)."""
+    if not _paths:
+        package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        for entry in sorted(os.listdir(package)):
+            path = os.path.join(package, entry)
+            if entry == "demo":
+                _paths.extend(os.path.join(path, f) for f in os.listdir(path) if f.endswith(".py"))
+            elif os.path.isdir(path) or entry.endswith(".py"):
+                _paths.append(path + os.sep if os.path.isdir(path) else path)
+        _paths[:] = [p.replace(os.sep, "/") for p in _paths]
+    return _paths
 
 
 def uninstall() -> None:
