@@ -50,7 +50,11 @@ def test_clean_ranks_exit_0_and_a_silent_rank_fails_the_launch_with_a_note():
     merged, code = merge(own(), {0: result(0), 1: result(1)}, 2, "warning", 0)
     assert code == 0 and merged.notes == []
     merged, code = merge(own(), {0: result(0)}, 3, "warning", 0)
-    assert code == 1 and "2 ranks (1, 2) sent no results" in merged.notes[0]
+    assert code == 1 and merged.notes[0].startswith("Ranks 1 and 2 did not report: ")
+    merged, _ = merge(own(), {0: result(0), 2: result(2)}, 3, "warning", 0)
+    assert merged.notes[0].startswith("Rank 1 did not report: ") and "its findings" in merged.notes[0]
+    merged, _ = merge(own(), {0: result(0)}, 1000, "warning", 0)
+    assert merged.notes[0].startswith("Ranks 1, 2, 3 and 996 more did not report: ")
 
 
 def test_a_crash_on_another_rank_marks_the_run_crashed_and_internal_errors_win():

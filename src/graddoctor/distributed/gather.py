@@ -163,9 +163,10 @@ def merge(own: Report, answers: dict[int, RankResult], world_size: int, fail_on:
     missing = [r for r in range(world_size) if r not in answers]
     notes = list(own.notes)
     if missing:
+        who = _ranks(missing)
         notes.append(
-            f"{plural(len(missing), 'rank')} ({', '.join(map(str, missing))}) sent no results: "
-            "killed, hung, or still running when rank 0 stopped waiting (GRADDOCTOR_DIST_TIMEOUT)."
+            f"{who[0].upper()}{who[1:]} did not report: killed, hung, or still running when rank 0 stopped "
+            f"waiting (GRADDOCTOR_DIST_TIMEOUT); {'its' if len(missing) == 1 else 'their'} findings are not in this report."
         )
     # rank 0's report, built from its session by report/build.py, with the other ranks' parts
     merged = dataclasses.replace(own, findings=findings, status=status, exception=exception, notes=notes)
