@@ -52,14 +52,21 @@ class Channel:
         self.store.set(self._key(f"rank/{self.ctx.rank}"), json.dumps(payload))
 
     def collect(self, wait_s: float) -> dict[int, dict]:
-        """Rank 0: every rank's payload that arrives within `wait_s` seconds."""
-        deadline = time.monotonic() + wait_s
-        out: dict[int, dict] = {}
-        for rank in range(self.ctx.world_size):
-            key = self._key(f"rank/{rank}")
-            if self._wait(key, deadline):
-                out[rank] = json.loads(self.store.get(key).decode())
-        return out
+        """Rank 0: every rank's payload that arrives within `wait_s` seconds.
+
+        Two requests to the store when every rank answered (one wait on all the
+        keys, one read of all the values); only when some are missing at the
+        deadline does rank 0 ask for each key, to learn which arrived.
+        """
+        keys = [self._key(f"rank/{rank}") for rank in range(self.ctx.world_size)]
+        if self._wait_keys(keys, time.monotonic() + wait_s):
+            present = list(range(self.ctx.world_size))
+        else:
+            present = [rank for rank, key in enumerate(keys) if self._exists(key)]
+        if not present:
+            return {}
+        values = self.store.multi_get([keys[rank] for rank in present])
+        return {rank: json.loads(value.decode()) for rank, value in zip(present, values)}
 
     def announce(self, verdict: int, present: list[int]) -> None:
         """Rank 0: the exit code for all, and the ranks that answered (the others may be stuck)."""
@@ -73,19 +80,33 @@ class Channel:
         data = json.loads(self.store.get(key).decode())
         return int(data["code"]), list(data["present"])
 
-    def arrive(self, name: str) -> None:
-        self.store.set(self._key(f"{name}/{self.ctx.rank}"), "1")
+    def arrive(self, name: str, ranks: list[int]) -> None:
+        """Count this rank in at the barrier `name` among `ranks`: the last to arrive opens it.
 
-    def await_all(self, name: str, ranks: list[int], wait_s: float) -> None:
-        """A barrier on `name` among `ranks` that gives up after `wait_s` (a rank may be gone)."""
-        deadline = time.monotonic() + wait_s
-        for rank in ranks:
-            self._wait(self._key(f"{name}/{rank}"), deadline)
+        One counter and one gate, so each rank makes at most three requests to
+        the store whatever the number of ranks (a wait per peer would be
+        world_size requests from every rank, a million at 1,000 ranks).
+        """
+        if self.ctx.rank in ranks and self.store.add(self._key(f"{name}/count"), 1) >= len(ranks):
+            self.store.set(self._key(f"{name}/open"), "1")
+
+    def await_all(self, name: str, wait_s: float) -> bool:
+        """Wait until every rank of the barrier arrived, at most `wait_s` seconds (a rank may be gone)."""
+        return self._wait(self._key(f"{name}/open"), time.monotonic() + wait_s)
 
     def _wait(self, key: str, deadline: float) -> bool:
+        return self._wait_keys([key], deadline)
+
+    def _wait_keys(self, keys: list[str], deadline: float) -> bool:
         left = max(deadline - time.monotonic(), 0.05)
         try:
-            self.store.wait([key], timedelta(seconds=left))
+            self.store.wait(keys, timedelta(seconds=left))
             return True
         except Exception:  # a timeout, or the store is gone (rank 0's launcher ended)
+            return False
+
+    def _exists(self, key: str) -> bool:
+        try:
+            return bool(self.store.check([key]))
+        except Exception:
             return False

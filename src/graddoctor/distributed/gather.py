@@ -95,9 +95,9 @@ class Gathered:
             return
         if self.main:
             self.channel.announce(self.code, self.present)
-        self.channel.arrive("exit")
+        self.channel.arrive("exit", self.present)
         if self.present:
-            self.channel.await_all("exit", self.present, WAIT_AFTER_CRASH_S)
+            self.channel.await_all("exit", WAIT_AFTER_CRASH_S)
         if self.code:
             try:
                 signal.signal(signal.SIGTERM, signal.SIG_IGN)
