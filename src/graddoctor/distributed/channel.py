@@ -58,24 +58,46 @@ class Channel:
         keys, one read of all the values); only when some are missing at the
         deadline does rank 0 ask for each key, to learn which arrived.
         """
-        keys = [self._key(f"rank/{rank}") for rank in range(self.ctx.world_size)]
+        ranks = list(range(self.ctx.world_size))
+        return self._read([f"rank/{rank}" for rank in ranks], ranks, wait_s)
+
+    def _read(self, names: list[str], ranks: list[int], wait_s: float) -> dict[int, dict]:
+        keys = [self._key(name) for name in names]
         if self._wait_keys(keys, time.monotonic() + wait_s):
-            present = list(range(self.ctx.world_size))
+            present = list(range(len(keys)))
         else:
-            present = [rank for rank, key in enumerate(keys) if self._exists(key)]
+            present = [i for i, key in enumerate(keys) if self._exists(key)]
         if not present:
             return {}
-        values = self.store.multi_get([keys[rank] for rank in present])
-        return {rank: json.loads(value.decode()) for rank, value in zip(present, values)}
+        values = self.store.multi_get([keys[i] for i in present])
+        return {ranks[i]: json.loads(value.decode()) for i, value in zip(present, values)}
+
+    def ask(self, wanted: dict[int, int]) -> None:
+        """Rank 0: which ranks should send their per-parameter fingerprints, and of which step (may be none)."""
+        self.store.set(self._key("asked"), json.dumps({str(r): step for r, step in wanted.items()}))
+
+    def asked(self, deadline: float) -> dict[int, int] | None:
+        """Other ranks: what rank 0 asked of whom, or None if it never said by the deadline."""
+        key = self._key("asked")
+        if not self._wait(key, deadline):
+            return None
+        return {int(r): int(step) for r, step in json.loads(self.store.get(key).decode()).items()}
+
+    def send_prints(self, prints: dict[str, int]) -> None:
+        self.store.set(self._key(f"prints/{self.ctx.rank}"), json.dumps(prints))
+
+    def fetch_prints(self, ranks: list[int], wait_s: float) -> dict[int, dict[str, int]]:
+        """Rank 0: the fingerprints of the ranks it asked, those that answer within `wait_s` seconds."""
+        return self._read([f"prints/{r}" for r in ranks], ranks, wait_s)
 
     def announce(self, verdict: int, present: list[int]) -> None:
         """Rank 0: the exit code for all, and the ranks that answered (the others may be stuck)."""
         self.store.set(self._key("verdict"), json.dumps({"code": verdict, "present": present}))
 
-    def verdict(self, wait_s: float) -> tuple[int, list[int]] | None:
-        """Other ranks: the exit code rank 0 chose and who answered, or None if it never said."""
+    def verdict(self, deadline: float) -> tuple[int, list[int]] | None:
+        """Other ranks: the exit code rank 0 chose and who answered, or None if it never said by the deadline."""
         key = self._key("verdict")
-        if not self._wait(key, time.monotonic() + wait_s):
+        if not self._wait(key, deadline):
             return None
         data = json.loads(self.store.get(key).decode())
         return int(data["code"]), list(data["present"])
