@@ -123,3 +123,37 @@ def test_gd402_samples_stay_bounded_and_span_the_whole_run(tmp_path):
     assert steps[-1] > 600 - 80, steps  # the run's end is still checked (it used to stop at step 171)
     gaps = {b - a for a, b in zip(steps[3:], steps[4:])}
     assert len(gaps) == 1 and gaps.pop() in (40, 80), steps  # one interval, doubled from 10 as the run grew
+
+
+PEAK = """
+import resource, torch
+from graddoctor.distributed.ddp import fingerprint
+
+torch.set_num_threads(1)
+t = torch.randn(50_000_000)  # 200 MB, a large embedding table
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+fingerprint(t)
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)
+"""
+
+
+def test_a_fingerprint_of_a_large_parameter_needs_no_copy_of_it_in_int64():
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), OMP_NUM_THREADS="1")
+    proc = subprocess.run([sys.executable, "-c", PEAK], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    grown_mb = int(proc.stdout.split()[-1])
+    assert grown_mb < 200, grown_mb  # a whole int64 copy would be 400 MB; a chunk's is 128 MB
+
+
+def test_a_fingerprint_by_chunks_is_exact_across_chunk_boundaries(monkeypatch):
+    import torch
+
+    from graddoctor.distributed import ddp
+
+    t = torch.randn(10_001)
+    exact = sum(int(v) for v in t.view(torch.int32).tolist())
+    monkeypatch.setattr(ddp, "FINGERPRINT_CHUNK", 1000)
+    assert ddp.fingerprint(t) == exact
+    changed = t.clone()
+    changed[9_999] = torch.nextafter(changed[9_999], torch.tensor(float("inf")))
+    assert ddp.fingerprint(changed) != exact

@@ -23,6 +23,7 @@ from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
 
 REDUCTION_ERROR = re.compile(r"Expected to have finished reduction in the prior iteration")
 _INT_VIEW = {8: torch.int64, 4: torch.int32, 2: torch.int16, 1: torch.int8}
+FINGERPRINT_CHUNK = 1 << 24  # elements
 
 
 def ddp_modules(models: dict[str, nn.Module]) -> list[nn.parallel.DistributedDataParallel]:
@@ -44,7 +45,12 @@ def fingerprint(t: torch.Tensor) -> int:
     if view is None or data.dtype == torch.bool:
         data = data.to(torch.float64)
         view = torch.int64
-    return int(data.contiguous().view(view).sum(dtype=torch.int64))
+    # By chunks: sum(dtype=int64) first copies its input to int64, which for a whole embedding
+    # table would be 2 to 8 times the parameter's memory at once; a chunk's copy is at most 128 MB.
+    # Each chunk's sum fits in int64 (2^24 values below 2^63 / 2^24 when 4 bytes or fewer; 8-byte
+    # values wrap alike on every rank), and Python adds the chunk sums exactly.
+    flat = data.contiguous().view(view).reshape(-1)
+    return sum(int(chunk.sum(dtype=torch.int64)) for chunk in flat.split(FINGERPRINT_CHUNK))
 
 
 class DDPObserver(Observer):
