@@ -26,7 +26,13 @@ What is sent between ranks, counted, not assumed:
   is run for real at the end, over a TCPStore as under torchrun; the store
   client is wrapped to count its requests and the bytes they carry.
 
-`python benchmarks/bench_ranks.py [--ranks 2 4 8] [--rounds N] [--steps N]`
+Then the end-of-run exchange alone at many ranks (`--simulate 1000`): one
+process plays every rank in turn over a real TCPStore (one client, its server
+in the same process), each rank's payload as large as a real one (3 findings,
+20 GD402 samples). Run one after the other, the ranks' requests cost their sum:
+the store's own work, without the network and without concurrency.
+
+`python benchmarks/bench_ranks.py [--ranks 2 4 8] [--rounds N] [--steps N] [--simulate W [W ...]]`
 """
 
 from __future__ import annotations
@@ -147,8 +153,25 @@ class CountingStore:
         self.sent += sum(len(k) for k in keys)
         return self._store.wait(keys, *args)
 
-    def __getattr__(self, name):
-        return getattr(self._store, name)
+    def multi_get(self, keys):
+        self.requests += 1
+        values = self._store.multi_get(keys)
+        self.sent += sum(len(k) for k in keys)
+        self.received += sum(len(v) for v in values)
+        return values
+
+    def add(self, key, amount):
+        self.requests += 1
+        self.sent += len(key) + 8
+        return self._store.add(key, amount)
+
+    def check(self, keys):
+        self.requests += 1
+        self.sent += sum(len(k) for k in keys)
+        return self._store.check(keys)
+
+    def __getattr__(self, name):  # anything else graddoctor would call is not counted: fail loudly instead
+        raise AttributeError(f"CountingStore does not count {name}(): add it")
 
 
 def build(seed: int = 0):
@@ -316,17 +339,90 @@ def summarise(results: list[dict]) -> dict:
     }
 
 
+def simulate(world: int) -> dict:
+    """Every rank's end-of-run store requests, played in turn by this process, timed by phase."""
+    import copy
+
+    import torch.distributed as dist
+
+    from graddoctor.distributed.channel import Channel
+    from graddoctor.distributed.context import DistContext
+    from graddoctor.distributed.gd402_replicas_diverged import compact
+    from graddoctor.rules import make
+
+    port = _free_port()
+    server = dist.TCPStore("127.0.0.1", port, 1, is_master=True, wait_for_workers=False)
+    zero = Channel(DistContext(0, world, f"sim-{port}", ("127.0.0.1", port)), timeout_s=30)
+    counting = CountingStore(zero.store)
+    zero.store = counting
+    ranks = [zero]
+    for rank in range(1, world):
+        other = copy.copy(zero)
+        other.ctx = DistContext(rank, world, zero.ctx.run_key, zero.ctx.agent_store)
+        ranks.append(other)
+    names = [f"model.layers.{i // 9}.{part}.weight" for i, part in enumerate(["attn.q", "attn.k", "attn.v", "attn.o",
+             "mlp.up", "mlp.gate", "mlp.down", "norm1", "norm2"] * 32)]
+    samples = [compact({"step": s, "file": "train.py", "line": 57, "prints": {n: 10**15 + i + s for i, n in
+                        enumerate(names)}}) for s in [1, 2, 3] + list(range(11, 180, 10))[:17]]
+    findings = [make(code, "x" * 300, file="train.py", line=40, subjects=names[:4]).to_json()
+                for code in ("GD104", "GD401", "GD303")]
+    phases: dict[str, float] = {}
+    requests: dict[str, int] = {}
+
+    def phase(name, action):
+        before, start = counting.requests, time.perf_counter()
+        action()
+        phases[name] = time.perf_counter() - start
+        requests[name] = counting.requests - before
+
+    payloads = [json.dumps({"rank": r, "findings": findings, "status": "completed", "exception": None,
+                            "exit_code": 1, "samples": samples}) for r in range(world)]
+    phase("every rank publishes", lambda: [c.store.set(c._key(f"rank/{c.ctx.rank}"), p) for c, p in zip(ranks, payloads)])
+    got = {}
+    phase("rank 0 collects", lambda: got.update(zero.collect(30)))
+    assert len(got) == world
+    deadline = time.monotonic() + 30
+    phase("rank 0 asks, the others read it", lambda: (zero.ask({}), [c.asked(deadline) for c in ranks[1:]]))
+    present = list(range(world))
+    phase("rank 0 announces, the others read the verdict",
+          lambda: (zero.announce(1, present), [c.verdict(deadline) for c in ranks[1:]]))
+    phase("exit barrier", lambda: ([c.arrive("exit", present) for c in ranks], [c.await_all("exit", 30) for c in ranks]))
+    del server
+    return {"world": world, "phases": phases, "requests": requests, "payload": len(payloads[1]),
+            "received0": counting.received, "total_s": sum(phases.values()), "total_requests": counting.requests}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ranks", type=int, nargs="+", default=[2, 4, 8])
+    parser.add_argument("--ranks", type=int, nargs="*", default=[2, 4, 8])
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--simulate", type=int, nargs="*", default=[1000])
     args = parser.parse_args(argv if argv is not None else [])
     rows = []
     for world in args.ranks:
         start = time.perf_counter()
         rows.append(summarise(run_world(world, args.rounds, args.steps)))
         print(f"  {world} ranks measured in {time.perf_counter() - start:.1f} s", flush=True)
+    print_rows(rows, args)
+    for world in args.simulate:
+        print_simulated(simulate(world))
+
+
+def print_simulated(sim: dict) -> None:
+    print(f"\nEnd-of-run exchange played for {sim['world']:,} ranks in one process over a real TCPStore "
+          f"(payload {sim['payload']:,} B per rank: 3 findings, 20 GD402 samples)")
+    print("| phase | store requests | seconds |")
+    print("| --- | ---: | ---: |")
+    for name, seconds in sim["phases"].items():
+        print(f"| {name} | {sim['requests'][name]:,} | {seconds:.3f} |")
+    print(f"| all | {sim['total_requests']:,} | {sim['total_s']:.3f} |")
+    print(f"bytes read from the store by all ranks together: {sim['received0']:,}")
+
+
+def print_rows(rows: list[dict], args) -> None:
+    if not rows:
+        return
     first = rows[0]
     print(f"\nDDP, gloo, CPU, 1 thread per rank; MLP 64-{WIDTH}-{WIDTH}-10 ({first['params']:,} parameters in "
           f"{first['tensors']} tensors), batch {BATCH}; {args.rounds} rounds x {args.steps} steps per variant, "
