@@ -35,9 +35,9 @@ class Counting:
         return call
 
 
-def channels(tmp_path, world: int) -> list[Channel]:
+def channels(tmp_path, world: int, first: int | None = None) -> list[Channel]:
     out = []
-    for rank in range(world):
+    for rank in range(world if first is None else first):
         channel = Channel(DistContext(rank, world, f"{tmp_path}/{world}", None), timeout_s=5)
         channel.store = Counting(channel.store)
         out.append(channel)
@@ -157,3 +157,11 @@ def test_a_fingerprint_by_chunks_is_exact_across_chunk_boundaries(monkeypatch):
     changed = t.clone()
     changed[9_999] = torch.nextafter(changed[9_999], torch.tensor(float("inf")))
     assert ddp.fingerprint(changed) != exact
+
+
+def test_the_verdict_every_rank_reads_stays_small_at_any_world_size(tmp_path):
+    ranks = channels(tmp_path, 1000, first=2)  # rank 0 and rank 1 of 1,000
+    present = [r for r in range(1000) if r != 7]
+    ranks[0].announce(1, present)
+    assert ranks[1].verdict(time.monotonic() + 5) == (1, present)
+    assert len(ranks[1].store.store.get(ranks[1]._key("verdict"))) < 100  # not a list of 999 ranks
