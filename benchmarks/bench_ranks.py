@@ -276,6 +276,14 @@ def worker(rank: int, world: int, port: int, rounds: int, steps: int, out_dir: s
             times[name].append((wall, cpu))
             traffic[name] = [a + b for a, b in zip(traffic[name], sent)]
 
+    from graddoctor.distributed.ddp import fingerprint
+
+    sample_ms = []
+    for _ in range(20):  # one GD402 sample: every DDP parameter fingerprinted
+        start = time.perf_counter()
+        {name: fingerprint(p) for name, p in model.module.named_parameters()}
+        sample_ms.append((time.perf_counter() - start) * 1e3)
+
     # graddoctor's end of run, for real: over a client of the launch's store, as torchrun's agent store
     stores: list[CountingStore] = []
     original_init = channel_module.Channel.__init__
@@ -303,7 +311,7 @@ def worker(rank: int, world: int, port: int, rounds: int, steps: int, out_dir: s
         "ddp_calls": ddp_calls, "ddp_bytes": ddp_bytes,
         "store_requests": client.requests, "store_sent": client.sent, "store_received": client.received,
         "payload_bytes": payload, "samples": samples, "merge_s": merged, "end_s": ended,
-        "findings": [f.code for f in gathered.report.findings],
+        "findings": [f.code for f in gathered.report.findings], "sample_ms": statistics.median(sample_ms),
         "params": sum(p.numel() for p in model.parameters()), "tensors": len(list(model.parameters())),
     }
     Path(out_dir, f"rank{rank}.json").write_text(json.dumps(result))
@@ -334,7 +342,7 @@ def summarise(results: list[dict]) -> dict:
         "ddp_calls": zero["ddp_calls"], "ddp_bytes": zero["ddp_bytes"],
         "req0": zero["store_requests"], "recv0": zero["store_received"],
         "req_other": max(r["store_requests"] for r in others), "payload": max(r["payload_bytes"] for r in results),
-        "merge_ms": zero["merge_s"] * 1e3, "end_ms": zero["end_s"] * 1e3, "samples": zero["samples"],
+        "sample_ms": zero["sample_ms"], "merge_ms": zero["merge_s"] * 1e3, "end_ms": zero["end_s"] * 1e3, "samples": zero["samples"],
         "params": zero["params"], "tensors": zero["tensors"], "findings": zero["findings"],
     }
 
@@ -433,6 +441,11 @@ def print_rows(rows: list[dict], args) -> None:
     for r in rows:
         print(f"| {r['world']} | {r['plain_ms']:.2f} | {r['watch_ms']:.2f} | {r['ratio']:.2f}x | "
               f"{r['plain_cpu']:.2f} | {r['watch_cpu']:.2f} | {r['cpu_ratio']:.2f}x |")
+    print("\nOne GD402 sample (every DDP parameter fingerprinted, at optimizer steps 1, 2, 3, then 1 in 10 or rarer)")
+    print("| ranks | ms per sample | share of a plain step |")
+    print("| ---: | ---: | ---: |")
+    for r in rows:
+        print(f"| {r['world']} | {r['sample_ms']:.3f} | {r['sample_ms'] / r['plain_ms']:.1%} |")
     print("\nCommunication per training step (per rank)")
     print("| ranks | DDP gradient all-reduce (comm hook) | graddoctor collectives | user collectives (plain / watched) |")
     print("| ---: | ---: | ---: | ---: |")
