@@ -319,10 +319,15 @@ def worker(rank: int, world: int, port: int, rounds: int, steps: int, out_dir: s
 
 
 def run_world(world: int, rounds: int, steps: int) -> list[dict]:
+    import importlib
+
     import torch.multiprocessing as mp
 
+    # The ranks unpickle `worker` by module name: take it from the importable module, also when this
+    # file was loaded by path (benchmarks/run.py) or run as __main__.
+    target = importlib.import_module("bench_ranks").worker
     with tempfile.TemporaryDirectory() as out:
-        mp.spawn(worker, args=(world, _free_port(), rounds, steps, out), nprocs=world, join=True)
+        mp.spawn(target, args=(world, _free_port(), rounds, steps, out), nprocs=world, join=True)
         return [json.loads(Path(out, f"rank{r}.json").read_text()) for r in range(world)]
 
 
