@@ -139,3 +139,9 @@ def test_explain_names_ddp_unused_parameters_for_the_reduction_error():
     assert finding.code == "GD401" and "find_unused_parameters=True" in finding.hint
     other = graddoctor.explain("RuntimeError: Expected all tensors to be on the same device")
     assert all(f.code != "GD401" for f in other)
+
+
+def test_replicas_named_differently_by_their_ranks_scripts_but_equal_are_not_gd402():
+    """Names come from each rank's own variables; the replicas are the same parameters, in DDP's order."""
+    same = {0: [sample(1, {"model.w": 5, "model.b": 7})], 1: [compact(sample(1, {"net.w": 5, "net.b": 7}))]}
+    assert replicas_diverged(same) is None
