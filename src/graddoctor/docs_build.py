@@ -68,6 +68,7 @@ def index_page(rules: list[Rule]) -> str:
         "- [Checklists: \"loss does not go down\" and \"gradient is None\"](checklist.md): every claim verified by a test",
         "- [graddoctor fix](fix.md): the fix as an edit of your code, proven by re-running the edited program",
         "- [Performance](performance.md): overhead of `graddoctor run` and `watch()`, measured",
+        "- [Distributed training](distributed.md): DDP under torchrun, what ranks exchange, and the cost up to 1,000 ranks",
         "- [The finding catalogue](#the-finding-catalogue): one page per code, also printed by `graddoctor rules CODE`",
         "",
         "## Python helpers",

@@ -12,7 +12,8 @@ import torch
 import graddoctor
 from graddoctor.distributed.context import from_env
 from graddoctor.distributed.ddp import fingerprint
-from graddoctor.distributed.gather import RankResult, merge, replicas_diverged
+from graddoctor.distributed.gather import RankResult, merge
+from graddoctor.distributed.gd402_replicas_diverged import compact, replicas_diverged
 from graddoctor.report.report import Report
 from graddoctor.rules import make
 
@@ -50,7 +51,11 @@ def test_clean_ranks_exit_0_and_a_silent_rank_fails_the_launch_with_a_note():
     merged, code = merge(own(), {0: result(0), 1: result(1)}, 2, "warning", 0)
     assert code == 0 and merged.notes == []
     merged, code = merge(own(), {0: result(0)}, 3, "warning", 0)
-    assert code == 1 and "2 ranks (1, 2) sent no results" in merged.notes[0]
+    assert code == 1 and merged.notes[0].startswith("Ranks 1 and 2 did not report: ")
+    merged, _ = merge(own(), {0: result(0), 2: result(2)}, 3, "warning", 0)
+    assert merged.notes[0].startswith("Rank 1 did not report: ") and "its findings" in merged.notes[0]
+    merged, _ = merge(own(), {0: result(0)}, 1000, "warning", 0)
+    assert merged.notes[0].startswith("Ranks 1, 2, 3 and 996 more did not report: ")
 
 
 def test_a_crash_on_another_rank_marks_the_run_crashed_and_internal_errors_win():
@@ -61,11 +66,11 @@ def test_a_crash_on_another_rank_marks_the_run_crashed_and_internal_errors_win()
 
 
 def test_identical_fingerprints_are_silent_and_the_first_difference_is_gd402():
-    same = {0: result(0, samples=[sample(1, {"w": 5, "b": 7})]), 1: result(1, samples=[sample(1, {"w": 5, "b": 7})])}
+    same = {0: [sample(1, {"w": 5, "b": 7})], 1: [sample(1, {"w": 5, "b": 7})]}
     assert replicas_diverged(same) is None
     apart = {
-        0: result(0, samples=[sample(1, {"w": 5, "b": 7}), sample(2, {"w": 6, "b": 8})]),
-        1: result(1, samples=[sample(1, {"w": 5, "b": 7}), sample(2, {"w": 9, "b": 8})]),
+        0: [sample(1, {"w": 5, "b": 7}), sample(2, {"w": 6, "b": 8})],
+        1: [sample(1, {"w": 5, "b": 7}), sample(2, {"w": 9, "b": 8})],
     }
     finding = replicas_diverged(apart)
     assert (finding.code, finding.step, finding.subjects, finding.line) == ("GD402", 2, ["w"], 12)
@@ -74,9 +79,31 @@ def test_identical_fingerprints_are_silent_and_the_first_difference_is_gd402():
 
 def test_gd402_names_the_ranks_that_differ_in_plain_words():
     prints = {0: {"w": 5, "b": 7}, 1: {"w": 5, "b": 7}, 2: {"w": 6, "b": 7}, 3: {"w": 5, "b": 9}}
-    answers = {r: result(r, samples=[sample(1, p)]) for r, p in prints.items()}
-    finding = replicas_diverged(answers)
+    finding = replicas_diverged({r: [sample(1, p)] for r, p in prints.items()})
     assert "w and b (2 parameters) differ between rank 0 and ranks 2 and 3: the replicas" in finding.message
+
+
+def test_other_ranks_send_one_digest_per_sample_and_are_asked_for_their_fingerprints_only_when_it_differs():
+    prints = {f"layer{i}.weight": 1000 + i for i in range(500)}
+    sent = compact(sample(4, prints))
+    assert "prints" not in sent and len(json.dumps(sent)) < 100  # whatever the number of parameters
+    assert compact(sample(4, dict(prints)))["digest"] == sent["digest"]
+    drifted = dict(prints, **{"layer7.weight": 0})
+    samples = {0: [sample(4, prints)], 1: [compact(sample(4, prints))], 2: [compact(sample(4, drifted))]}
+    asked = []
+
+    def fetch(rank, step):
+        asked.append((rank, step))
+        return drifted
+
+    finding = replicas_diverged(samples, fetch)
+    assert asked == [(2, 4)]  # only the rank whose digest differs, only for that step
+    assert (finding.step, finding.subjects) == (4, ["layer7.weight"])
+    assert "layer7.weight (1 parameter) differs between rank 0 and rank 2: " in finding.message
+    # a rank that never sends its fingerprints (gone since): still named, its parameters not
+    finding = replicas_diverged(samples, lambda rank, step: None)
+    assert finding.subjects == [] and "the parameters differ between rank 0 and rank 2: " in finding.message
+    assert replicas_diverged({0: [sample(4, prints)], 1: [compact(sample(4, prints))]}, fetch) is None
 
 
 def test_fingerprint_is_exact_for_equal_bits_and_sees_a_one_bit_change():
@@ -112,3 +139,9 @@ def test_explain_names_ddp_unused_parameters_for_the_reduction_error():
     assert finding.code == "GD401" and "find_unused_parameters=True" in finding.hint
     other = graddoctor.explain("RuntimeError: Expected all tensors to be on the same device")
     assert all(f.code != "GD401" for f in other)
+
+
+def test_replicas_named_differently_by_their_ranks_scripts_but_equal_are_not_gd402():
+    """Names come from each rank's own variables; the replicas are the same parameters, in DDP's order."""
+    same = {0: [sample(1, {"model.w": 5, "model.b": 7})], 1: [compact(sample(1, {"net.w": 5, "net.b": 7}))]}
+    assert replicas_diverged(same) is None

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
 PRELUDE = """
+import os
 from datetime import timedelta
 
 import torch
@@ -26,7 +27,7 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-dist.init_process_group("gloo", timeout=timedelta(seconds=20))  # a stuck test ends
+dist.init_process_group("gloo", timeout=timedelta(seconds=float(os.environ.get("GLOO_TIMEOUT_S", 20))))  # a stuck test ends
 rank = dist.get_rank()
 torch.manual_seed(0)
 
@@ -48,11 +49,12 @@ class Net(nn.Module):
 class Ranks:
     """What each rank printed and returned, and rank 0's JSON report."""
 
-    def __init__(self, path: Path, proc: subprocess.CompletedProcess):
+    def __init__(self, path: Path, proc: subprocess.CompletedProcess, nproc: int = 2):
         self.proc = proc
-        self.codes = {r: int((path / f"rc.{r}").read_text()) for r in (0, 1) if (path / f"rc.{r}").exists()}
-        self.out = {r: (path / f"out.{r}").read_text() for r in (0, 1) if (path / f"out.{r}").exists()}
-        self.err = {r: (path / f"err.{r}").read_text() for r in (0, 1) if (path / f"err.{r}").exists()}
+        ranks = range(nproc)
+        self.codes = {r: int((path / f"rc.{r}").read_text()) for r in ranks if (path / f"rc.{r}").exists()}
+        self.out = {r: (path / f"out.{r}").read_text() for r in ranks if (path / f"out.{r}").exists()}
+        self.err = {r: (path / f"err.{r}").read_text() for r in ranks if (path / f"err.{r}").exists()}
         report = path / "report.json"
         self.report = json.loads(report.read_text()) if report.exists() else None
         self.json_files = sorted(p.name for p in path.glob("report*.json"))
@@ -69,25 +71,25 @@ def torchrun(tmp_path):
     if shutil.which("graddoctor", path=str(BIN)) is None:
         pytest.skip("the graddoctor console script is not installed next to this Python")
 
-    def run(body: str, *options: str, trap: bool = True, timeout_s: str = "60") -> Ranks:
+    def run(body: str, *options: str, trap: bool = True, timeout_s: str = "60", nproc: int = 2, **env_extra: str) -> Ranks:
         script = PRELUDE + textwrap.dedent(body)
         (tmp_path / "train.py").write_text(script)
         # Each rank runs the real `graddoctor run`; the shell only records its exit code and output
         # (and ignores torchrun's SIGTERM, which it sends to the shell, to outlive its child).
         command = (
             ('trap "" TERM; ' if trap else "") + f'graddoctor run {" ".join(options)} train.py > out.$RANK 2> err.$RANK; '
-            'code=$?; echo $code > rc.$RANK; exit $code'
+            'code=$?; date +%s.%N > done.$RANK; echo $code > rc.$RANK; exit $code'
         )
         env = dict(
             os.environ, PYTHONPATH=str(ROOT / "src"), PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-            NO_COLOR="1", COLUMNS="120", OMP_NUM_THREADS="1", GRADDOCTOR_DIST_TIMEOUT=timeout_s,
+            NO_COLOR="1", COLUMNS="120", OMP_NUM_THREADS="1", GRADDOCTOR_DIST_TIMEOUT=timeout_s, **env_extra,
         )
         proc = subprocess.run(
-            [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+            [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(nproc),
              "--no-python", "sh", "-c", command],
             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180,
         )
-        return Ranks(tmp_path, proc)
+        return Ranks(tmp_path, proc, nproc)
 
     run.path = tmp_path
     return run
@@ -263,9 +265,96 @@ def test_a_rank_that_dies_does_not_hang_rank_0s_report(torchrun, where):
     ran = torchrun(body, "--json", "report.json", timeout_s="10")
     assert ran.codes == {0: 1, 1: 1}, ran
     out = ran.out[0]
-    assert "1 rank (1) sent no results" in out, ran
+    assert "Rank 1 did not report" in out, ran
     assert ran.report is not None and ran.report["findings"] is not None
     if where == "in a collective":
         # rank 0's own backward() failed when its peer vanished: reported at the user's line
         assert ran.report["status"] == "crashed"
         assert ran.report["exception"]["line"] == line_of(DIES_ON_RANK_1, "backward"), ran
+
+
+# --- four ranks ------------------------------------------------------------------------------------
+
+FOUR_RANKS = """
+extra = nn.ModuleDict({f"rank{rank}": nn.Linear(8, 2)})  # each rank its own, outside DDP, never used
+model = DDP(Net(), find_unused_parameters=True)
+opt = torch.optim.SGD(list(model.parameters()) + list(extra.parameters()), lr=0.1)
+for step in range(3):
+    g = torch.Generator().manual_seed(100 * rank + step)
+    x, y = torch.randn(8, 4, generator=g), torch.randn(8, 1, generator=g)
+    opt.zero_grad()
+    nn.functional.mse_loss(model(x), y).backward()  # <- backward
+    opt.step()  # <- step
+    if rank in DRIFTING and step == 1:
+        model.module.head.weight.data.mul_(0.5)  # replicas edited behind DDP's back
+dist.destroy_process_group()
+"""
+
+
+@pytest.mark.parametrize("drifting, named", [((3,), "rank 3"), ((1, 3), "ranks 1 and 3")])
+def test_four_ranks_merge_every_ranks_findings_and_gd402_names_the_ranks_that_drifted(torchrun, drifting, named):
+    body = FOUR_RANKS.replace("DRIFTING", repr(drifting))
+    ran = torchrun(body, "--json", "report.json", "--fail-on", "error", nproc=4)
+    assert ran.codes == {0: 1, 1: 1, 2: 1, 3: 1}, ran
+    assert ran.report["status"] == "completed" and "did not report" not in ran.out[0], ran  # every rank answered
+    # each rank's own unused `extra` module: one GD104 per rank, the others' marked with their rank
+    own = {f.get("rank", 0): f["subjects"] for f in ran.findings("GD104")}
+    assert own == {r: [f"extra.rank{r}.weight", f"extra.rank{r}.bias"] for r in range(4)}, ran
+    # the same diagnosis on every rank (DDP's unused `aux`) is said once, as rank 0's
+    (unused,) = ran.findings("GD401")
+    assert unused["subjects"] == ["model.aux.weight", "model.aux.bias"] and "rank" not in unused
+    (drift,) = ran.findings("GD402")
+    assert drift["subjects"] == ["model.head.weight"] and drift["step"] == 3
+    assert f"differs between rank 0 and {named}: " in drift["message"], drift["message"]
+    assert (drift["file"], drift["line"]) == ("train.py", line_of(body, "step"))
+    assert "GD402" in ran.out[0] and all(ran.out[r] == "" for r in (1, 2, 3))  # one report, on rank 0
+    assert ran.json_files == ["report.json"]
+
+
+KILLED = """
+import os
+import signal
+import time
+
+extra = nn.ModuleDict({f"rank{rank}": nn.Linear(8, 2)})  # each rank its own, never used: its GD104 says it reported
+model = DDP(Net(), find_unused_parameters=True)
+opt = torch.optim.SGD(list(model.parameters()) + list(extra.parameters()), lr=0.1)
+try:
+    for step in range(3):
+        opt.zero_grad()
+        out = model(torch.randn(8, 4))
+        if rank == 2 and step == 1 and IN_COLLECTIVE:
+            os.kill(os.getpid(), signal.SIGKILL)  # killed mid-training: the others block in backward's all-reduce
+        nn.functional.mse_loss(out, torch.randn(8, 1)).backward()
+        opt.step()
+finally:
+    with open(f"end.{rank}", "w") as f:
+        f.write(repr(time.time()))  # the script is over; graddoctor's wait begins
+if rank in (1, 3) and not IN_COLLECTIVE:
+    os._exit(1)  # vanish after training: no exception, no report, nothing sent
+"""
+
+
+@pytest.mark.parametrize("where, missing", [("in a collective", "Rank 2"), ("after training", "Ranks 1 and 3")])
+def test_four_ranks_with_killed_ranks_rank_0_reports_within_the_timeout_and_names_them(torchrun, where, missing):
+    body = KILLED.replace("IN_COLLECTIVE", str(where == "in a collective"))
+    # torchrun kills the surviving ranks 30 s after the first one dies: the survivors' gloo timeout (the
+    # time they may stay blocked in the all-reduce) plus graddoctor's waits after a crash fit inside it.
+    ran = torchrun(body, "--json", "report.json", timeout_s="10", nproc=4,
+                   GLOO_TIMEOUT_S="8", GRADDOCTOR_DIST_CRASH_TIMEOUT="5")
+    assert ran.report is not None, ran
+    out = " ".join(ran.out[0].split())  # the terminal report, unwrapped
+    assert f"{missing} did not report: killed, hung, or still running" in out, ran
+    gone = {2} if where == "in a collective" else {1, 3}
+    reported = {f.get("rank", 0) for f in ran.findings("GD104")}
+    assert reported == {0, 1, 2, 3} - gone, ran  # every rank still alive was merged
+    assert ran.codes[0] == 1 and all(ran.codes[r] != 0 for r in gone), ran
+    # bounded: rank 0 ended within its waits (10 s for the others' results, 5 after a crash; then at most
+    # 5 for the ranks that answered to leave together) plus the time to write the report
+    waited = float((run_path := torchrun.path / "done.0").read_text()) - float((torchrun.path / "end.0").read_text())
+    assert waited < 10 + 5 + 10, (waited, run_path)
+    if where == "after training":
+        assert waited >= 9.5, waited  # it did wait for the missing ranks, the time it was given
+        assert ran.report["status"] == "completed"
+    else:
+        assert ran.report["status"] == "crashed"  # rank 0's backward failed when its peer vanished

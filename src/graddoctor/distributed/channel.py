@@ -52,40 +52,88 @@ class Channel:
         self.store.set(self._key(f"rank/{self.ctx.rank}"), json.dumps(payload))
 
     def collect(self, wait_s: float) -> dict[int, dict]:
-        """Rank 0: every rank's payload that arrives within `wait_s` seconds."""
-        deadline = time.monotonic() + wait_s
-        out: dict[int, dict] = {}
-        for rank in range(self.ctx.world_size):
-            key = self._key(f"rank/{rank}")
-            if self._wait(key, deadline):
-                out[rank] = json.loads(self.store.get(key).decode())
-        return out
+        """Rank 0: every rank's payload that arrives within `wait_s` seconds.
+
+        Two requests to the store when every rank answered (one wait on all the
+        keys, one read of all the values); only when some are missing at the
+        deadline does rank 0 ask for each key, to learn which arrived.
+        """
+        ranks = list(range(self.ctx.world_size))
+        return self._read([f"rank/{rank}" for rank in ranks], ranks, wait_s)
+
+    def _read(self, names: list[str], ranks: list[int], wait_s: float) -> dict[int, dict]:
+        keys = [self._key(name) for name in names]
+        if self._wait_keys(keys, time.monotonic() + wait_s):
+            present = list(range(len(keys)))
+        else:
+            present = [i for i, key in enumerate(keys) if self._exists(key)]
+        if not present:
+            return {}
+        values = self.store.multi_get([keys[i] for i in present])
+        return {ranks[i]: json.loads(value.decode()) for i, value in zip(present, values)}
+
+    def ask(self, wanted: dict[int, int]) -> None:
+        """Rank 0: which ranks should send their per-parameter fingerprints, and of which step (may be none)."""
+        self.store.set(self._key("asked"), json.dumps({str(r): step for r, step in wanted.items()}))
+
+    def asked(self, deadline: float) -> dict[int, int] | None:
+        """Other ranks: what rank 0 asked of whom, or None if it never said by the deadline."""
+        key = self._key("asked")
+        if not self._wait(key, deadline):
+            return None
+        return {int(r): int(step) for r, step in json.loads(self.store.get(key).decode()).items()}
+
+    def send_prints(self, prints: dict[str, int]) -> None:
+        self.store.set(self._key(f"prints/{self.ctx.rank}"), json.dumps(prints))
+
+    def fetch_prints(self, ranks: list[int], wait_s: float) -> dict[int, dict[str, int]]:
+        """Rank 0: the fingerprints of the ranks it asked, those that answer within `wait_s` seconds."""
+        return self._read([f"prints/{r}" for r in ranks], ranks, wait_s)
 
     def announce(self, verdict: int, present: list[int]) -> None:
-        """Rank 0: the exit code for all, and the ranks that answered (the others may be stuck)."""
-        self.store.set(self._key("verdict"), json.dumps({"code": verdict, "present": present}))
+        """Rank 0: the exit code for all, and the ranks that answered (the others may be stuck).
 
-    def verdict(self, wait_s: float) -> tuple[int, list[int]] | None:
-        """Other ranks: the exit code rank 0 chose and who answered, or None if it never said."""
+        Said as the ranks missing, usually none: every rank reads this, so its size must not grow
+        with the number of ranks (a list of 1,000 present ranks, read by each, is 5 MB in all)."""
+        missing = sorted(set(range(self.ctx.world_size)) - set(present))
+        self.store.set(self._key("verdict"), json.dumps({"code": verdict, "missing": missing}))
+
+    def verdict(self, deadline: float) -> tuple[int, list[int]] | None:
+        """Other ranks: the exit code rank 0 chose and who answered, or None if it never said by the deadline."""
         key = self._key("verdict")
-        if not self._wait(key, time.monotonic() + wait_s):
+        if not self._wait(key, deadline):
             return None
         data = json.loads(self.store.get(key).decode())
-        return int(data["code"]), list(data["present"])
+        missing = set(data["missing"])
+        return int(data["code"]), [r for r in range(self.ctx.world_size) if r not in missing]
 
-    def arrive(self, name: str) -> None:
-        self.store.set(self._key(f"{name}/{self.ctx.rank}"), "1")
+    def arrive(self, name: str, ranks: list[int]) -> None:
+        """Count this rank in at the barrier `name` among `ranks`: the last to arrive opens it.
 
-    def await_all(self, name: str, ranks: list[int], wait_s: float) -> None:
-        """A barrier on `name` among `ranks` that gives up after `wait_s` (a rank may be gone)."""
-        deadline = time.monotonic() + wait_s
-        for rank in ranks:
-            self._wait(self._key(f"{name}/{rank}"), deadline)
+        One counter and one gate, so each rank makes at most three requests to
+        the store whatever the number of ranks (a wait per peer would be
+        world_size requests from every rank, a million at 1,000 ranks).
+        """
+        if self.ctx.rank in ranks and self.store.add(self._key(f"{name}/count"), 1) >= len(ranks):
+            self.store.set(self._key(f"{name}/open"), "1")
+
+    def await_all(self, name: str, wait_s: float) -> bool:
+        """Wait until every rank of the barrier arrived, at most `wait_s` seconds (a rank may be gone)."""
+        return self._wait(self._key(f"{name}/open"), time.monotonic() + wait_s)
 
     def _wait(self, key: str, deadline: float) -> bool:
+        return self._wait_keys([key], deadline)
+
+    def _wait_keys(self, keys: list[str], deadline: float) -> bool:
         left = max(deadline - time.monotonic(), 0.05)
         try:
-            self.store.wait([key], timedelta(seconds=left))
+            self.store.wait(keys, timedelta(seconds=left))
             return True
         except Exception:  # a timeout, or the store is gone (rank 0's launcher ended)
+            return False
+
+    def _exists(self, key: str) -> bool:
+        try:
+            return bool(self.store.check([key]))
+        except Exception:
             return False

@@ -23,6 +23,7 @@ from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
 
 REDUCTION_ERROR = re.compile(r"Expected to have finished reduction in the prior iteration")
 _INT_VIEW = {8: torch.int64, 4: torch.int32, 2: torch.int16, 1: torch.int8}
+FINGERPRINT_CHUNK = 1 << 24  # elements
 
 
 def ddp_modules(models: dict[str, nn.Module]) -> list[nn.parallel.DistributedDataParallel]:
@@ -44,7 +45,12 @@ def fingerprint(t: torch.Tensor) -> int:
     if view is None or data.dtype == torch.bool:
         data = data.to(torch.float64)
         view = torch.int64
-    return int(data.contiguous().view(view).sum(dtype=torch.int64))
+    # By chunks: sum(dtype=int64) first copies its input to int64, which for a whole embedding
+    # table would be 2 to 8 times the parameter's memory at once; a chunk's copy is at most 128 MB.
+    # Each chunk's sum fits in int64 (2^24 values below 2^63 / 2^24 when 4 bytes or fewer; 8-byte
+    # values wrap alike on every rank), and Python adds the chunk sums exactly.
+    flat = data.contiguous().view(view).reshape(-1)
+    return sum(int(chunk.sum(dtype=torch.int64)) for chunk in flat.split(FINGERPRINT_CHUNK))
 
 
 class DDPObserver(Observer):
@@ -53,6 +59,9 @@ class DDPObserver(Observer):
     codes = frozenset({"GD401", "GD402"})
 
     def __init__(self, walk_first: int = 3, sample_first: int = 3, sample_every: int = 10, max_samples: int = 20):
+        # GD402's schedule: optimizer steps 1..sample_first, then one step in every `sample_every`. Past
+        # `max_samples` the later samples are thinned to every other one and the interval doubles (10, 20,
+        # 40... steps), so the samples stay at most `max_samples` and still span the whole run.
         self.walk_first = walk_first
         self.sample_first = sample_first
         self.sample_every = sample_every
@@ -64,6 +73,7 @@ class DDPObserver(Observer):
         self._backward_step = 1
         self._step_index = 0
         self.samples: list[dict] = []
+        self._indexes: list[int] = []  # the step index of each sample, for thinning
         self._gd401: Finding | None = None
 
     def _find_ddp(self) -> list:
@@ -145,8 +155,6 @@ class DDPObserver(Observer):
     def after_step(self, event: StepEvent) -> None:
         index = self._step_index
         self._step_index += 1
-        if len(self.samples) >= self.max_samples:
-            return
         if index >= self.sample_first and index % self.sample_every:
             return
         ddps = self._find_ddp()
@@ -159,3 +167,14 @@ class DDPObserver(Observer):
                 for name, p in ((f"{d}:{n}" if d else n, p) for n, p in self._named(ddp))
             }
         self.samples.append({"step": event.step, "file": where.shown()["file"], "line": where.line, "prints": prints})
+        self._indexes.append(index)
+        while len(self.samples) > max(self.max_samples, self.sample_first):
+            self._thin()
+
+    def _thin(self) -> None:
+        """Sample half as often from now on, and keep the earlier samples that fit that schedule."""
+        self.sample_every *= 2
+        keep = [i for i, index in enumerate(self._indexes)
+                if index < self.sample_first or index % self.sample_every == 0]
+        self.samples = [self.samples[i] for i in keep]
+        self._indexes = [self._indexes[i] for i in keep]

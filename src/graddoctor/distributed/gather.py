@@ -12,16 +12,16 @@ import dataclasses
 import os
 import signal
 import sys
+import time
 from dataclasses import dataclass, field
 
 from graddoctor.cli.exits import EXIT_FINDINGS, EXIT_INTERNAL
 from graddoctor.distributed.channel import Channel
 from graddoctor.distributed.context import DistContext
 from graddoctor.distributed.ddp import DDPObserver
+from graddoctor.distributed.gd402_replicas_diverged import ASK_AT_MOST, compact, first_divergence, ranks_phrase, replicas_diverged
 from graddoctor.finding import Finding
-from graddoctor.graph.phrases import name_list, plural
 from graddoctor.report.report import Report
-from graddoctor.rules import make
 
 
 def _seconds(name: str, default: float) -> float:
@@ -48,8 +48,14 @@ class RankResult:
     samples: list[dict] = field(default_factory=list)
 
 
+def own_samples(session) -> list[dict]:
+    """This rank's GD402 samples, with their per-parameter fingerprints."""
+    return [s for o in session.observers if isinstance(o, DDPObserver) for s in o.samples]
+
+
 def payload(ctx: DistContext, report: Report, session, exit_code: int) -> dict:
-    samples = [s for o in session.observers if isinstance(o, DDPObserver) for s in o.samples]
+    """What a rank sends rank 0: its findings, and one digest per GD402 sample (not one number per parameter)."""
+    samples = [compact(s) for s in own_samples(session)]
     return {
         "rank": ctx.rank,
         "findings": [f.to_json() for f in report.findings],
@@ -95,9 +101,9 @@ class Gathered:
             return
         if self.main:
             self.channel.announce(self.code, self.present)
-        self.channel.arrive("exit")
+        self.channel.arrive("exit", self.present)
         if self.present:
-            self.channel.await_all("exit", self.present, WAIT_AFTER_CRASH_S)
+            self.channel.await_all("exit", WAIT_AFTER_CRASH_S)
         if self.code:
             try:
                 signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -121,7 +127,12 @@ def gather(ctx: DistContext, report: Report, session, exit_code: int, fail_on: s
     if not ctx.is_main:
         # A crashed rank waits little: rank 0 is then usually blocked in a collective
         # with it, and will never answer; this rank reports for itself instead.
-        verdict = channel.verdict(wait if crashed else wait + WAIT_S)
+        deadline = time.monotonic() + (wait if crashed else wait + WAIT_S)
+        asked = channel.asked(deadline)
+        if asked is not None and ctx.rank in asked:  # rank 0 saw this replica differ: which parameters?
+            step = asked[ctx.rank]
+            channel.send_prints(next((s["prints"] for s in own_samples(session) if s["step"] == step), {}))
+        verdict = channel.verdict(deadline) if asked is not None else None
         if verdict is None:
             report.notes.append(
                 f"Rank 0 gave no merged report (it is still running, blocked, or gone): this is rank "
@@ -131,12 +142,21 @@ def gather(ctx: DistContext, report: Report, session, exit_code: int, fail_on: s
         code, present = verdict
         return Gathered(report, code, channel, main=False, present=present)
     answers = {rank: _result(data) for rank, data in channel.collect(wait).items()}
-    merged, code = merge(report, answers, ctx.world_size, fail_on, exit_code)
+    if 0 in answers:
+        answers[0].samples = own_samples(session)  # rank 0's own, with every parameter's fingerprint
+    found = first_divergence({r: a.samples for r, a in answers.items()})
+    wanted = {r: found[0] for r in found[1][:ASK_AT_MOST]} if found else {}
+    channel.ask(wanted)  # always said, even empty: the other ranks wait for it before the verdict
+    fetched = channel.fetch_prints(list(wanted), WAIT_AFTER_CRASH_S) if wanted else {}
+    merged, code = merge(report, answers, ctx.world_size, fail_on, exit_code, fetched)
     return Gathered(merged, code, channel, present=sorted(answers))
 
 
-def merge(own: Report, answers: dict[int, RankResult], world_size: int, fail_on: str, own_code: int) -> tuple[Report, int]:
-    """Rank 0's report with the other ranks' own findings, GD402, and the exit code for all."""
+def merge(own: Report, answers: dict[int, RankResult], world_size: int, fail_on: str, own_code: int,
+          prints: dict[int, dict[str, int]] | None = None) -> tuple[Report, int]:
+    """Rank 0's report with the other ranks' own findings, GD402, and the exit code for all.
+
+    `prints`: the per-parameter fingerprints rank 0 asked of ranks whose GD402 digest differed."""
     findings = list(own.findings)
     seen = {f.key() for f in findings}
     for rank in sorted(answers):
@@ -147,7 +167,8 @@ def merge(own: Report, answers: dict[int, RankResult], world_size: int, fail_on:
                 seen.add(f.key())
                 f.rank = rank
                 findings.append(f)
-    diverged = replicas_diverged(answers)
+    prints = prints or {}
+    diverged = replicas_diverged({r: a.samples for r, a in answers.items()}, lambda rank, step: prints.get(rank))
     # Unused parameters without find_unused_parameters (GD401, and the run crashed on DDP's reduction
     # error): DDP never finished the reduction, so each rank stepped on its own gradients. The drift
     # is that finding's consequence, and its fix.
@@ -163,9 +184,10 @@ def merge(own: Report, answers: dict[int, RankResult], world_size: int, fail_on:
     missing = [r for r in range(world_size) if r not in answers]
     notes = list(own.notes)
     if missing:
+        who = ranks_phrase(missing)
         notes.append(
-            f"{plural(len(missing), 'rank')} ({', '.join(map(str, missing))}) sent no results: "
-            "killed, hung, or still running when rank 0 stopped waiting (GRADDOCTOR_DIST_TIMEOUT)."
+            f"{who[0].upper()}{who[1:]} did not report: killed, hung, or still running when rank 0 stopped "
+            f"waiting (GRADDOCTOR_DIST_TIMEOUT); {'its' if len(missing) == 1 else 'their'} findings are not in this report."
         )
     # rank 0's report, built from its session by report/build.py, with the other ranks' parts
     merged = dataclasses.replace(own, findings=findings, status=status, exception=exception, notes=notes)
@@ -177,39 +199,3 @@ def merge(own: Report, answers: dict[int, RankResult], world_size: int, fail_on:
     else:
         code = next((c for c in codes if c), 0)
     return merged, code
-
-
-def replicas_diverged(answers: dict[int, RankResult]) -> Finding | None:
-    """GD402 at the first sampled step where some rank's parameters differ from rank 0's."""
-    if 0 not in answers or len(answers) < 2:
-        return None
-    by_step = {r: {s["step"]: s for s in answers[r].samples} for r in answers}
-    for step in sorted(by_step[0]):
-        base = by_step[0][step]
-        differing: dict[str, list[int]] = {}
-        for rank in sorted(answers):
-            other = by_step[rank].get(step)
-            if rank == 0 or other is None:
-                continue
-            for name, value in base["prints"].items():
-                if name in other["prints"] and other["prints"][name] != value:
-                    differing.setdefault(name, []).append(rank)
-        if differing:
-            names = list(differing)
-            ranks = sorted({r for rs in differing.values() for r in rs})
-            return make(
-                "GD402",
-                f"After optimizer step {step}, {name_list(names)} ({plural(len(names), 'parameter')}) "
-                f"{'differs' if len(names) == 1 else 'differ'} between rank 0 and {_ranks(ranks)}: the replicas "
-                "are no longer the same model, so each rank trains its own copy on averaged gradients.",
-                subjects=names,
-                step=step,
-                file=base.get("file"),
-                line=base.get("line"),
-            )
-    return None
-
-
-def _ranks(ranks: list[int]) -> str:
-    """"rank 1", "ranks 1 and 3", "ranks 1, 2, 3 and 4 more"."""
-    return f"rank {ranks[0]}" if len(ranks) == 1 else "ranks " + name_list([str(r) for r in ranks])
