@@ -12,6 +12,7 @@ from __future__ import annotations
 from graddoctor.distributed.ddp import DDPObserver
 from graddoctor.finding import Finding
 from graddoctor.graph.observer import GraphObserver
+from graddoctor.graph.phrases import name_list
 from graddoctor.loop.audit import LoopAudit
 from graddoctor.loop.gd211_evaluation_in_training_mode import EvaluationInTrainingMode
 from graddoctor.loop.kept_alive import KeptAlive
@@ -67,10 +68,11 @@ def drop_superseded(findings: list[Finding]) -> list[Finding]:
     unused parameter is the same fact, with the DDP-specific consequence and fix).
     A superseded finding left with no subject is dropped.
     """
-    covered: dict[str, set[str]] = {}
+    covered: dict[str, dict[str, str]] = {}  # superseded code -> subject -> the code explaining it
     for f in findings:
         for code in get_rule(f.code).supersedes:
-            covered.setdefault(code, set()).update(f.subjects)
+            for subject in f.subjects:
+                covered.setdefault(code, {}).setdefault(subject, f.code)
     if not covered:
         return findings
     out = []
@@ -81,6 +83,11 @@ def drop_superseded(findings: list[Finding]) -> list[Finding]:
             if not left:
                 continue
             if len(left) != len(f.subjects):
+                # the message was written for every subject: say which ones the other finding has
+                moved = [s for s in f.subjects if s in taken]
+                by = sorted({taken[s] for s in moved})
+                f.message += f" Of these, {name_list(moved)} {'is' if len(moved) == 1 else 'are'} reported under {', '.join(by)}."
                 f.subjects = left
         out.append(f)
     return out
+

@@ -71,6 +71,8 @@ def test_a_more_specific_finding_takes_its_subjects_from_the_generic_one():
     specific = make("GD401", "unused under DDP", subjects=["aux.weight", "aux.bias"])
     kept = drop_superseded([generic, specific])
     assert kept == [generic, specific] and generic.subjects == ["other.weight"]
+    # its message named all three: it says where the other two went
+    assert generic.message == "no gradient Of these, aux.weight and aux.bias are reported under GD401."
     only = make("GD104", "no gradient", subjects=["aux.weight"])
     assert drop_superseded([only, specific]) == [specific]
     assert drop_superseded([make("GD104", "no gradient", subjects=["x"])])[0].subjects == ["x"]
