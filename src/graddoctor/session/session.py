@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import traceback
+import weakref
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -62,14 +63,22 @@ class Session:
         self.namespace = namespace  # the script's globals, to name its models
         self.conclude = conclude
         self._explicit_models = _as_model_dict(models)
-        self._models: dict[int, nn.Module] = {}
+        # Discovered models are held weakly: one the script replaced (a model rebuilt each fold) is
+        # freed as it would be without graddoctor. Those found at the latest discovery are also held
+        # strongly, for the report: under `run` it is made after the script's globals are gone.
+        self._models: dict[int, weakref.ref] = {}  # module id -> the model, while it lives
+        self._held: list[nn.Module] = []
         self._frame_names: dict[int, str] = {}  # module id -> the user's variable/attribute that held it
         self._labels: dict[int, str] = {}  # module id -> its label, fixed when first given
+        self._retired_labels: set[str] = set()  # labels of models since freed: never given again
         self._optimizers: list[torch.optim.Optimizer] = list(_as_list(optimizers))
         # optimizers given by name (`watch(models, {"G": opt_G, "D": opt_D})`) keep that name
         given = optimizers.items() if isinstance(optimizers, dict) else ()
         self._given_names: dict[int, str] = {id(opt): str(name) for name, opt in given}
         self._stepped: set[int] = set()
+        # Counts the discoveries of models and optimizers: an observer that samples (the graph
+        # walks) looks closely again after one, so that a model built mid-run (one per fold) is seen.
+        self.discoveries = 0
         self._failed: set[int] = set()  # ids of observers that raised: never called again
         self._current_step: StepEvent | None = None
         self.steps_taken = 0  # optimizer steps ended: every optimizer's step() and manual updates together
@@ -168,7 +177,9 @@ class Session:
     def models(self) -> dict[str, nn.Module]:
         if self._explicit_models:
             return self._explicit_models
-        return label_models(list(self._models.values()), self._namespace(), self._frame_names, self._labels)
+        self._forget_freed_models()
+        live = [m for m in (ref() for ref in list(self._models.values())) if m is not None]
+        return label_models(live, self._namespace(), dict(self._frame_names), self._labels, self._retired_labels)
 
     def watch_models(self, models: dict[str, nn.Module]) -> None:
         """Watch these models from now on (a framework wraps the user's model once training starts)."""
@@ -177,12 +188,36 @@ class Session:
     def discover_models(self) -> None:
         if self._explicit_models:
             return
-        for module in root_modules():
-            self._models.setdefault(id(module), module)
-        # read while the user's frames are on the stack: at the end of `run` the script's
-        # globals are gone, and a model built in a function was only ever a local
-        for key, name in names_in_user_frames(set(self._models)).items():
-            self._frame_names.setdefault(key, name)
+        # The models of the previous discovery are let go first: held, they would be found alive
+        # again, and every model the script ever dropped would be kept to the end.
+        self.discoveries += 1
+        self._held = []
+        self._forget_freed_models()
+        # Names read while the user's frames are on the stack (at the end of `run` the script's
+        # globals are gone, and a model built in a function was only ever a local), and read
+        # first: on Python < 3.13 reading a frame's locals leaves a copy in the frame, holding
+        # the model of the previous discovery; refreshed now, it no longer keeps that one alive.
+        in_frames = names_in_user_frames(None)
+        held = root_modules()
+        for module in held:
+            key = id(module)
+            ref = self._models.get(key)
+            if ref is None or ref() is not module:
+                self._models[key] = weakref.ref(module)
+            if key in in_frames:
+                self._frame_names.setdefault(key, in_frames[key])
+        self._held = held
+
+    def _forget_freed_models(self) -> None:
+        """Drop the models freed since: their ids may now be another object's. Their labels stay
+        taken (`model#2` is the second object `model` held, also after the first is gone)."""
+        for key, ref in list(self._models.items()):
+            if ref() is None:
+                del self._models[key]
+                self._frame_names.pop(key, None)
+                label = self._labels.pop(key, None)
+                if label is not None:
+                    self._retired_labels.add(label)
 
     def failed(self, observer: Observer) -> bool:
         """Whether `observer` raised and was switched off."""
@@ -233,6 +268,7 @@ class Session:
     def begin_step(self, optimizer: torch.optim.Optimizer, where: Location) -> None:
         if id(optimizer) not in self._stepped:
             self._stepped.add(id(optimizer))
+            self.discoveries += 1
             if all(o is not optimizer for o in self._optimizers):
                 self._optimizers.append(optimizer)
             self._call(None, "discover_models", self.discover_models)
