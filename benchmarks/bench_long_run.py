@@ -24,6 +24,11 @@ steps (10,000) the script prints one row:
 - py objects: every object the garbage collector tracks in the process (len(gc.get_objects())),
   a cross-check that catches what is held outside the session (module-level registries).
 
+`--rebuild-every N` builds a new model and optimizer every N steps (a script that trains one
+model per fold) under one `graddoctor.watch()` given no model, which then discovers each; "alive
+models" counts the models built so far that are still alive (weak references, after gc.collect()):
+graddoctor must let the dropped ones go, as the script does.
+
 At the end it prints a verdict (not an assertion): per-step cost (the ratio), RSS and the held
 counts of the last block against the second (the first holds the session's start), within a
 tolerance, and the findings of the run, which for this healthy run must contain no error or
@@ -41,6 +46,7 @@ import os
 import sys
 import time
 import types
+import weakref
 from pathlib import Path
 
 import torch
@@ -99,21 +105,34 @@ def _filled(cell) -> bool:
     return True
 
 
-def build(seed: int = 0):
-    torch.manual_seed(seed)
-    model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 1))
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    w_true = torch.randn(32, 1)
+class Training:
+    """The tiny MLP and its Adam; `step()` is one training step, rebuilding both every `rebuild` steps."""
 
-    def step():
+    def __init__(self, rebuild: int = 0, seed: int = 0) -> None:
+        torch.manual_seed(seed)
+        self.rebuild, self.steps = rebuild, 0
+        self.w_true = torch.randn(32, 1)
+        self.built: list[weakref.ref] = []
+        self.new_model()
+
+    def new_model(self) -> None:
+        self.model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 1))
+        self.opt = torch.optim.Adam(self.model.parameters(), lr=1e-3)
+        self.built.append(weakref.ref(self.model))
+
+    def alive(self) -> int:
+        return sum(ref() is not None for ref in self.built)
+
+    def step(self) -> None:
+        if self.rebuild and self.steps and self.steps % self.rebuild == 0:
+            self.new_model()
+        self.steps += 1
         x = torch.randn(64, 32)
-        y = x @ w_true + 0.1 * torch.randn(64, 1)
-        opt.zero_grad(set_to_none=True)
-        loss = nn.functional.mse_loss(model(x), y)
+        y = x @ self.w_true + 0.1 * torch.randn(64, 1)
+        self.opt.zero_grad(set_to_none=True)
+        loss = nn.functional.mse_loss(self.model(x), y)
         loss.backward()
-        opt.step()
-
-    return model, opt, step
+        self.opt.step()
 
 
 def timed(step, n: int) -> float:
@@ -129,15 +148,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--block", type=int, default=10_000)
     parser.add_argument("--plain", type=int, default=1_000, help="plain steps after each watched block")
     parser.add_argument("--tolerance", type=float, default=0.10, help="relative change called flat")
+    parser.add_argument("--rebuild-every", type=int, default=0, help="a new model and optimizer every N steps")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
 
-    model, opt, step = build()
-    w = graddoctor.watch(model, opt)
+    training = Training(args.rebuild_every)
+    step = training.step
+    w = graddoctor.watch() if args.rebuild_every else graddoctor.watch(training.model, training.opt)
     rows = []
     header = (f"{'steps':>8} {'watch ms/step':>13} {'plain ms/step':>13} {'ratio':>6} {'RSS MiB':>8} "
-              f"{'held objects':>12} {'held items':>10} {'held tensors':>12} {'tensor KiB':>10} {'py objects':>10}")
-    print(f"bench_long_run: {args.steps} steps, blocks of {args.block} (+{args.plain} plain), torch {torch.__version__}, "
+              f"{'held objects':>12} {'held items':>10} {'held tensors':>12} {'tensor KiB':>10} {'py objects':>10}"
+              f"{' alive models':>13}")
+    rebuilt = f", a new model every {args.rebuild_every} steps" if args.rebuild_every else ""
+    print(f"bench_long_run: {args.steps} steps{rebuilt}, blocks of {args.block} (+{args.plain} plain), "
+          f"torch {torch.__version__}, "
           f"load {open('/proc/loadavg').read().split()[:3]}", flush=True)
     print(header, flush=True)
     done = 0
@@ -150,16 +174,16 @@ def main(argv: list[str] | None = None) -> int:
         gc.collect()
         objects, items, tensors, nbytes = held(w.session)
         row = (done, watched, plain, watched / plain, rss_mib(), objects, items, tensors, nbytes / 1024,
-               len(gc.get_objects()))
+               len(gc.get_objects()), training.alive())
         rows.append(row)
         print(f"{row[0]:>8} {row[1]:>13.3f} {row[2]:>13.3f} {row[3]:>6.2f} {row[4]:>8.1f} {row[5]:>12} {row[6]:>10} "
-              f"{row[7]:>12} {row[8]:>10.1f} {row[9]:>10}", flush=True)
+              f"{row[7]:>12} {row[8]:>10.1f} {row[9]:>10} {row[10]:>12}", flush=True)
 
     print()
     if len(rows) >= 3:
         first, last = rows[1], rows[-1]  # the second block: the session's start is behind it
         for label, i in (("cost ratio", 3), ("RSS", 4), ("held objects", 5), ("held items", 6),
-                         ("held tensors", 7), ("py objects", 9)):
+                         ("held tensors", 7), ("py objects", 9), ("alive models", 10)):
             a, b = first[i], last[i]
             change = (b - a) / a if a else (0.0 if b == a else float("inf"))
             verdict = "flat" if abs(change) <= args.tolerance else "GROWS" if change > 0 else "shrinks"
