@@ -26,8 +26,8 @@ steps (10,000) the script prints one row:
 
 `--rebuild-every N` builds a new model and optimizer every N steps (a script that trains one
 model per fold) under one `graddoctor.watch()` given no model, which then discovers each; "alive
-models" counts the models built so far that are still alive (weak references, after gc.collect()):
-graddoctor must let the dropped ones go, as the script does.
+models" and "alive opts" count the models and optimizers built so far that are still alive (weak
+references, after gc.collect()): graddoctor must let the dropped ones go, as the script does.
 
 At the end it prints a verdict (not an assertion): per-step cost (the ratio), RSS and the held
 counts of the last block against the second (the first holds the session's start), within a
@@ -68,10 +68,12 @@ def rss_mib() -> float:
         return int(fh.read().split()[1]) * _PAGE / 2**20
 
 
-def held(session, limit: int = 2_000_000) -> tuple[int, int, int, int]:
-    """(objects, container items, tensors, tensor bytes) reachable from the session; see the docstring."""
-    seen: set[int] = {id(session)}
-    queue = collections.deque([session])
+def held(session, limit: int = 2_000_000, start=None) -> tuple[int, int, int, int]:
+    """(objects, container items, tensors, tensor bytes) reachable from the session; see the docstring.
+    From `start` (one observer) instead when given, without entering the session."""
+    start = session if start is None else start
+    seen: set[int] = {id(session), id(start)}
+    queue = collections.deque([start])
     objects = items = tensors = nbytes = 0
     while queue and objects < limit:
         obj = queue.popleft()
@@ -113,15 +115,18 @@ class Training:
         self.rebuild, self.steps = rebuild, 0
         self.w_true = torch.randn(32, 1)
         self.built: list[weakref.ref] = []
+        self.opts: list[weakref.ref] = []
         self.new_model()
 
     def new_model(self) -> None:
         self.model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 1))
         self.opt = torch.optim.Adam(self.model.parameters(), lr=1e-3)
         self.built.append(weakref.ref(self.model))
+        self.opts.append(weakref.ref(self.opt))
 
-    def alive(self) -> int:
-        return sum(ref() is not None for ref in self.built)
+    def alive(self) -> tuple[int, int]:
+        """(models, optimizers) built so far and still alive."""
+        return sum(ref() is not None for ref in self.built), sum(ref() is not None for ref in self.opts)
 
     def step(self) -> None:
         if self.rebuild and self.steps and self.steps % self.rebuild == 0:
@@ -158,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     header = (f"{'steps':>8} {'watch ms/step':>13} {'plain ms/step':>13} {'ratio':>6} {'RSS MiB':>8} "
               f"{'held objects':>12} {'held items':>10} {'held tensors':>12} {'tensor KiB':>10} {'py objects':>10}"
-              f"{' alive models':>13}")
+              f"{' alive models':>13} {'alive opts':>10}")
     rebuilt = f", a new model every {args.rebuild_every} steps" if args.rebuild_every else ""
     print(f"bench_long_run: {args.steps} steps{rebuilt}, blocks of {args.block} (+{args.plain} plain), "
           f"torch {torch.__version__}, "
@@ -174,19 +179,23 @@ def main(argv: list[str] | None = None) -> int:
         gc.collect()
         objects, items, tensors, nbytes = held(w.session)
         row = (done, watched, plain, watched / plain, rss_mib(), objects, items, tensors, nbytes / 1024,
-               len(gc.get_objects()), training.alive())
+               len(gc.get_objects()), *training.alive())
         rows.append(row)
         print(f"{row[0]:>8} {row[1]:>13.3f} {row[2]:>13.3f} {row[3]:>6.2f} {row[4]:>8.1f} {row[5]:>12} {row[6]:>10} "
-              f"{row[7]:>12} {row[8]:>10.1f} {row[9]:>10} {row[10]:>12}", flush=True)
+              f"{row[7]:>12} {row[8]:>10.1f} {row[9]:>10} {row[10]:>12} {row[11]:>10}", flush=True)
 
     print()
     if len(rows) >= 3:
         first, last = rows[1], rows[-1]  # the second block: the session's start is behind it
         for label, i in (("cost ratio", 3), ("RSS", 4), ("held objects", 5), ("held items", 6),
-                         ("held tensors", 7), ("py objects", 9), ("alive models", 10)):
+                         ("held tensors", 7), ("py objects", 9), ("alive models", 10),
+                         ("alive opts", 11)):
             a, b = first[i], last[i]
             change = (b - a) / a if a else (0.0 if b == a else float("inf"))
-            verdict = "flat" if abs(change) <= args.tolerance else "GROWS" if change > 0 else "shrinks"
+            # the alive counts are small integers (1 or 2: the current model, and the one held for the
+            # report until the next discovery): one more or less is no trend
+            small = label.startswith("alive") and abs(b - a) <= 1
+            verdict = "flat" if small or abs(change) <= args.tolerance else "GROWS" if change > 0 else "shrinks"
             print(f"{label:>13}: block 2 {a:,.3f} -> last {b:,.3f} ({change:+.1%}): {verdict}")
     else:
         print("fewer than 3 blocks: no verdict on growth (the first block holds the session's start)")

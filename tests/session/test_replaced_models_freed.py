@@ -111,3 +111,55 @@ def test_run_script_names_its_global_model_in_the_report(graddoctor_cli):
     names = [row["name"] for row in ran.report["layers"]]
     assert names[:2] == ["model#5.0", "model#5.2"], names
     assert not [f for f in ran.report["findings"] if f["severity"] in ("error", "warning")], ran.stdout
+
+
+def test_optimizers_of_finished_folds_are_freed_and_their_steps_reported():
+    torch.manual_seed(0)
+    opts: list = []
+    w = graddoctor.watch()
+    real = torch.optim.SGD
+
+    def keep(params, **kw):  # every optimizer the folds build, weakly
+        opt = real(params, **kw)
+        opts.append(weakref.ref(opt))
+        return opt
+
+    torch.optim.SGD = keep
+    try:
+        with w:
+            _train_folds(w, [])
+    finally:
+        torch.optim.SGD = real
+    gc.collect()
+    assert len(opts) == FOLDS
+    alive = [r for r in opts if r() is not None]
+    assert len(alive) <= 1, f"{len(alive)} of {FOLDS} optimizers still alive"  # the last one, held for the report
+    by_name = w.report().steps_by_optimizer
+    assert len(by_name) == FOLDS and set(by_name.values()) == {30}, by_name
+
+
+def test_a_finding_on_a_freed_optimizer_stays_when_its_id_is_reused():
+    """GD208 of the first fold (trained in eval mode) is reported, though its optimizer is freed
+    and the next optimizer has its id (as CPython often gives: here made certain by moving the
+    audit's entry to the next optimizer's id, which is what a reused address looks like)."""
+    from graddoctor.loop.audit import LoopAudit
+
+    torch.manual_seed(0)
+    x = torch.randn(64, 8)
+    y = x[:, :1]
+    w = graddoctor.watch()
+    audit = next(o for o in w.session.observers if isinstance(o, LoopAudit))
+    with w:
+        for fold in range(3):
+            model = nn.Sequential(nn.Linear(8, 16), nn.Dropout(0.1), nn.ReLU(), nn.Linear(16, 1))
+            if fold == 0:
+                model.eval()
+            before = audit._states.pop(id(opt)) if fold == 1 else None  # fold 0's
+            opt = torch.optim.SGD(model.parameters(), lr=0.05)
+            if before is not None:
+                audit._states[id(opt)] = before  # as if the new optimizer had the old one's address
+            for _ in range(10):
+                opt.zero_grad()
+                nn.functional.mse_loss(model(x), y).backward()
+                opt.step()
+    assert "GD208" in w.report().codes

@@ -68,7 +68,7 @@ class BatchDimensionMixUp(Observer):
         self.loss_calls = 0
         # by identity, weakly: a model freed (one per fold) may leave its id to the next one
         self._seen_roots: dict[int, weakref.ref] = {}
-        self._optimizers: set[int] = set()
+        self._optimizers: dict[int, weakref.ref] = {}  # by identity: a freed optimizer's id may be reused
 
     # --- lifetime -----------------------------------------------------------------------------
 
@@ -88,8 +88,10 @@ class BatchDimensionMixUp(Observer):
             self._discover()
 
     def before_step(self, event: StepEvent) -> None:
-        if id(event.optimizer) not in self._optimizers:  # a new optimizer: maybe a new model (a second phase)
-            self._optimizers.add(id(event.optimizer))
+        seen = self._optimizers.get(id(event.optimizer))
+        if seen is None or seen() is not event.optimizer:  # a new optimizer: maybe a new model (a second phase)
+            self._optimizers = {key: ref for key, ref in self._optimizers.items() if ref() is not None}
+            self._optimizers[id(event.optimizer)] = weakref.ref(event.optimizer)
             self._discover()
 
     def _discover(self) -> None:

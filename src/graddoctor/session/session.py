@@ -71,7 +71,14 @@ class Session:
         self._frame_names: dict[int, str] = {}  # module id -> the user's variable/attribute that held it
         self._labels: dict[int, str] = {}  # module id -> its label, fixed when first given
         self._retired_labels: set[str] = set()  # labels of models since freed: never given again
-        self._optimizers: list[torch.optim.Optimizer] = list(_as_list(optimizers))
+        self._optimizers: list[torch.optim.Optimizer] = list(_as_list(optimizers))  # given: held to the end
+        # Optimizers found (built or stepped while attached) are held weakly, so that one the script
+        # drops (a new one per fold) is freed with its state. Those built or stepped since an
+        # optimizer last stepped for the first time are also held strongly, for the report.
+        self._found_optimizers: dict[int, weakref.ref] = {}  # optimizer id -> the optimizer, while it lives
+        self._recent: dict[int, torch.optim.Optimizer] = {}
+        self._freed_steps: dict[str, int] = {}  # name -> steps, of the found optimizers since freed
+        self._name_order: list[str] = []  # every optimizer's name, in order of first step
         # optimizers given by name (`watch(models, {"G": opt_G, "D": opt_D})`) keep that name
         given = optimizers.items() if isinstance(optimizers, dict) else ()
         self._given_names: dict[int, str] = {id(opt): str(name) for name, opt in given}
@@ -140,11 +147,12 @@ class Session:
     def iterations(self) -> int:
         """Steps of the most-stepped optimizer: for budgets that must not shrink when a loop
         steps several optimizers (a GAN), never for a number shown to the user."""
-        return max(self.steps_by_optimizer.values(), default=0)
+        return max([*self.steps_by_optimizer.values(), *self._freed_steps.values()], default=0)
 
     def steps_by_name(self) -> dict[str, int]:
         """Each stepped optimizer's own step count, by the user's name for it, in order of first step."""
-        return {self._optimizer_names[key]: self.steps_by_optimizer.get(key, 0) for key in self._optimizer_names}
+        live = {name: self.steps_by_optimizer.get(key, 0) for key, name in list(self._optimizer_names.items())}
+        return {name: live[name] if name in live else self._freed_steps.get(name, 0) for name in self._name_order}
 
     def _name_optimizer(self, optimizer: torch.optim.Optimizer) -> None:
         """The name given for an optimizer, else the script's global holding it at its first step
@@ -159,10 +167,12 @@ class Session:
         if name is None:
             name = getattr(optimizer, "display_name", None) or type(optimizer).__name__
         base, n = name, 2
-        while name in self._optimizer_names.values():
+        taken = set(self._name_order)  # a freed optimizer's name too: its steps are still reported
+        while name in taken:
             name = f"{base}#{n}"
             n += 1
         self._optimizer_names[key] = name
+        self._name_order.append(name)
 
     def _namespace(self) -> dict | None:
         """The script's globals: given (`run`), else those of `__main__`."""
@@ -172,7 +182,29 @@ class Session:
         return vars(main) if main is not None else None
 
     def optimizers(self) -> list[OptimizerRecord]:
-        return record_for(self._optimizers)
+        found = [opt for opt in (ref() for ref in list(self._found_optimizers.values())) if opt is not None]
+        return record_for(self._optimizers + found)
+
+    def _adopt(self, optimizer: torch.optim.Optimizer) -> None:
+        """Know an optimizer that was not given: weakly (see `__init__`), and strongly while recent."""
+        key = id(optimizer)
+        if key not in self._recent:
+            self._recent[key] = optimizer
+        ref = self._found_optimizers.get(key)
+        if (ref is not None and ref() is optimizer) or any(o is optimizer for o in self._optimizers):
+            return
+        self._found_optimizers[key] = weakref.ref(optimizer, lambda ref: self._optimizer_freed(key, ref))
+
+    def _optimizer_freed(self, key: int, ref: weakref.ref) -> None:
+        """An optimizer the script dropped is gone: its id may be the next one's, so what is kept
+        by it moves to its name (its steps stay in the report)."""
+        if self._found_optimizers.get(key) is ref:
+            del self._found_optimizers[key]
+        self._stepped.discard(key)
+        steps = self.steps_by_optimizer.pop(key, 0)
+        name = self._optimizer_names.pop(key, None)
+        if name is not None:
+            self._freed_steps[name] = steps
 
     def models(self) -> dict[str, nn.Module]:
         if self._explicit_models:
@@ -242,8 +274,7 @@ class Session:
 
     def optimizer_created(self, optimizer: torch.optim.Optimizer, where: Location) -> None:
         remember_creation(optimizer, where)
-        if all(o is not optimizer for o in self._optimizers):
-            self._optimizers.append(optimizer)
+        self._adopt(optimizer)
         record = next(r for r in self.optimizers() if r.optimizer is optimizer)
         for observer in self._live():
             self._call(observer, "on_optimizer_created", lambda: observer.on_optimizer_created(record))
@@ -266,13 +297,17 @@ class Session:
         self.failed_backward = (event, exc)
 
     def begin_step(self, optimizer: torch.optim.Optimizer, where: Location) -> None:
-        if id(optimizer) not in self._stepped:
-            self._stepped.add(id(optimizer))
+        key = id(optimizer)
+        if key not in self._stepped:
+            self._stepped.add(key)
             self.discoveries += 1
-            if all(o is not optimizer for o in self._optimizers):
-                self._optimizers.append(optimizer)
+            # A new optimizer steps: the earlier ones that stepped are held by the script, if at all.
+            self._recent = {k: o for k, o in self._recent.items() if k not in self._stepped}
+            self._adopt(optimizer)
             self._call(None, "discover_models", self.discover_models)
             self._call(None, "name_optimizer", lambda: self._name_optimizer(optimizer))
+        elif key not in self._recent:
+            self._recent[key] = optimizer
         event = self._current_step = StepEvent(optimizer, where, self.step)
         for observer in self._live():
             self._call(observer, "before_step", lambda: observer.before_step(event))
