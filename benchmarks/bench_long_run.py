@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plain", type=int, default=1_000, help="plain steps after each watched block")
     parser.add_argument("--tolerance", type=float, default=0.10, help="relative change called flat")
     parser.add_argument("--rebuild-every", type=int, default=0, help="a new model and optimizer every N steps")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv if argv is not None else [])  # `make bench` calls main() with no arguments
     torch.set_num_threads(1)
 
     training = Training(args.rebuild_every)
@@ -219,4 +219,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
