@@ -149,12 +149,13 @@ def test_a_finding_on_a_freed_optimizer_stays_when_its_id_is_reused():
     y = x[:, :1]
     w = graddoctor.watch()
     audit = next(o for o in w.session.observers if isinstance(o, LoopAudit))
+    opt = None
     with w:
         for fold in range(3):
             model = nn.Sequential(nn.Linear(8, 16), nn.Dropout(0.1), nn.ReLU(), nn.Linear(16, 1))
             if fold == 0:
                 model.eval()
-            before = audit._states.pop(id(opt)) if fold == 1 else None  # fold 0's
+            before = audit._states.pop(id(opt)) if fold == 1 else None  # fold 0's optimizer's
             opt = torch.optim.SGD(model.parameters(), lr=0.05)
             if before is not None:
                 audit._states[id(opt)] = before  # as if the new optimizer had the old one's address
