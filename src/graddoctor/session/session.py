@@ -78,6 +78,7 @@ class Session:
         self._found_optimizers: dict[int, weakref.ref] = {}  # optimizer id -> the optimizer, while it lives
         self._recent: dict[int, torch.optim.Optimizer] = {}
         self._freed_steps: dict[str, int] = {}  # name -> steps, of the found optimizers since freed
+        self._freed_most = 0  # the most steps of one of those
         self._name_order: list[str] = []  # every optimizer's name, in order of first step
         # optimizers given by name (`watch(models, {"G": opt_G, "D": opt_D})`) keep that name
         given = optimizers.items() if isinstance(optimizers, dict) else ()
@@ -147,7 +148,7 @@ class Session:
     def iterations(self) -> int:
         """Steps of the most-stepped optimizer: for budgets that must not shrink when a loop
         steps several optimizers (a GAN), never for a number shown to the user."""
-        return max([*self.steps_by_optimizer.values(), *self._freed_steps.values()], default=0)
+        return max(max(list(self.steps_by_optimizer.values()), default=0), self._freed_most)
 
     def steps_by_name(self) -> dict[str, int]:
         """Each stepped optimizer's own step count, by the user's name for it, in order of first step."""
@@ -205,6 +206,7 @@ class Session:
         name = self._optimizer_names.pop(key, None)
         if name is not None:
             self._freed_steps[name] = steps
+        self._freed_most = max(self._freed_most, steps)
 
     def models(self) -> dict[str, nn.Module]:
         if self._explicit_models:
