@@ -31,10 +31,13 @@ class GraphObserver(Observer):
         self.walk_first = walk_first
         self.walk_every = walk_every
         self.cut_source = cuts  # deep mode: names the line that cut a path
-        self._reached: dict[int, weakref.ref] = {}
+        self._reached: dict[int, weakref.ref] = {}  # id -> leaf, of every leaf a walk reached
+        self._reached_bound = 1024  # pruned of freed leaves when it grows past this
         self._found: list[Finding] = []
         self.first_backward: Location | None = None
         self.walked = 0
+        self._walk_until = walk_first  # backward passes before this index are all walked
+        self._discoveries = 0  # the session's count when last looked at
         self.zero_grads_since_backward: list[CallEvent] = []
         self.zero_grads_total = 0
         self.replaced = ReplacedModels()
@@ -43,7 +46,12 @@ class GraphObserver(Observer):
         self.zero_grads_since_backward = []
         if self.first_backward is None:
             self.first_backward = event.where
-        if event.index >= self.walk_first and event.index % self.walk_every:
+        if self._discoveries != self.session.discoveries:
+            # a new optimizer or model: walk its first backward passes too, as the run's first. Else
+            # a model built after the last sampled walk (the last fold's) was never seen reached.
+            self._discoveries = self.session.discoveries
+            self._walk_until = event.index + self.walk_first
+        if event.index >= self._walk_until and event.index % self.walk_every:
             return
         self.walked += 1
         tensors = event.loss if isinstance(event.loss, (list, tuple)) else [event.loss]
@@ -55,11 +63,20 @@ class GraphObserver(Observer):
                 findings = [f for f in findings if f.code != "GD103"]
             self._found.extend(findings)
             if walked is not None:
+                reached = self._reached
                 for leaf in walked.leaves:
-                    if id(leaf) not in self._reached:
-                        self._reached[id(leaf)] = weakref.ref(leaf)
+                    ref = reached.get(id(leaf))
+                    if ref is None or ref() is not leaf:  # a freed tensor's id is another's now
+                        reached[id(leaf)] = weakref.ref(leaf)
+                if len(reached) > self._reached_bound:
+                    self._forget_freed()
                 if event.index:
                     self.replaced.walked(self.session, walked.leaves, event.where)
+
+    def _forget_freed(self) -> None:
+        """Drop the leaves freed since (replaced models'): the table stays the size of what lives."""
+        self._reached = {key: ref for key, ref in self._reached.items() if ref() is not None}
+        self._reached_bound = max(1024, 2 * len(self._reached))
 
     def on_call(self, event: CallEvent) -> None:
         if event.kind == "zero_grad":

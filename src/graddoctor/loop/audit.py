@@ -44,7 +44,7 @@ class LoopAudit(Observer):
         self.last_scale_tick = -1
         self.last_unscale_tick = -1
         self.scaler_used = False
-        self._states: dict[int, OptimizerState] = {}
+        self._states: dict[int | tuple, OptimizerState] = {}  # by optimizer id (a tuple once freed and reused)
         self._module_ids: dict[int, tuple[int, frozenset]] = {}
         self._found: dict[tuple, Finding] = {}
         self._versions: int | None = None
@@ -210,7 +210,11 @@ class LoopAudit(Observer):
     def _state(self, optimizer: torch.optim.Optimizer) -> OptimizerState:
         st = self._states.get(id(optimizer))
         if st is None or st.optimizer() is not optimizer:
+            if st is not None:
+                # a freed optimizer's id, now another's: its state stays, for the findings at the end
+                self._states[("freed", len(self._states))] = st
             st = OptimizerState(weakref.ref(optimizer))
+            st.optimizer = weakref.ref(optimizer, st.release)  # its parameters go with it
             st.refresh()
             self._states[id(optimizer)] = st
         return st

@@ -87,7 +87,8 @@ class EvaluationInTrainingMode(Observer):
         self.backwards = 0
         self.in_backward = False
         self.found: dict[tuple, tuple[_Model, _Forward, int]] = {}  # (model, line) -> first evaluation, count
-        self._optimizers: dict[int, list[_Model]] = {}
+        # optimizer id -> (the optimizer, weakly: a freed one's id may be the next fold's; its models)
+        self._optimizers: dict[int, tuple[weakref.ref, list[_Model]]] = {}
         self._readers: dict[int, object] = {}  # root id -> the hook handle of a model without such layers
 
     # --- lifetime ---------------------------------------------------------------------------
@@ -122,14 +123,16 @@ class EvaluationInTrainingMode(Observer):
         self.in_backward = False
 
     def before_step(self, event: StepEvent) -> None:
-        models = self._optimizers.get(id(event.optimizer))
-        if models is None:
-            models = self._optimizers[id(event.optimizer)] = self._discover(event.optimizer)
-        for model in models:
+        optimizer = event.optimizer
+        entry = self._optimizers.get(id(optimizer))
+        if entry is None or entry[0]() is not optimizer:
+            self._optimizers = {key: e for key, e in self._optimizers.items() if e[0]() is not None}
+            entry = self._optimizers[id(optimizer)] = (weakref.ref(optimizer), self._discover(optimizer))
+        for model in entry[1]:
             self._close(model, final=True)
 
     def after_step(self, event: StepEvent) -> None:
-        for model in self._optimizers.get(id(event.optimizer), ()):
+        for model in self._optimizers.get(id(event.optimizer), (None, ()))[1]:
             model.steps += 1
 
     # --- the models -------------------------------------------------------------------------

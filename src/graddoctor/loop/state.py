@@ -83,6 +83,10 @@ class OptimizerState:
             self._params = [p for g in groups for p in g["params"]]
         return self._params
 
+    def release(self, _ref=None) -> None:
+        """The optimizer is freed: let its parameters go too (a model dropped after its fold)."""
+        self._params, self._shape = [], ()
+
     def refresh(self) -> None:
         params = self.params()
         if len(params) != self.n_params:

@@ -17,6 +17,7 @@ Compiled models are left alone: adding and removing hooks would recompile them.
 from __future__ import annotations
 
 import sys
+import weakref
 from dataclasses import dataclass, field
 
 import torch
@@ -65,8 +66,9 @@ class BatchDimensionMixUp(Observer):
         self.batches: dict[int, Location] = {}  # batch size seen at a loss (target dim 0) -> the loss line
         self.other_dims: set[int] = set()  # every other dimension of the losses' inputs and targets
         self.loss_calls = 0
-        self._seen_roots: set[int] = set()
-        self._optimizers: set[int] = set()
+        # by identity, weakly: a model freed (one per fold) may leave its id to the next one
+        self._seen_roots: dict[int, weakref.ref] = {}
+        self._optimizers: dict[int, weakref.ref] = {}  # by identity: a freed optimizer's id may be reused
 
     # --- lifetime -----------------------------------------------------------------------------
 
@@ -86,15 +88,19 @@ class BatchDimensionMixUp(Observer):
             self._discover()
 
     def before_step(self, event: StepEvent) -> None:
-        if id(event.optimizer) not in self._optimizers:  # a new optimizer: maybe a new model (a second phase)
-            self._optimizers.add(id(event.optimizer))
+        seen = self._optimizers.get(id(event.optimizer))
+        if seen is None or seen() is not event.optimizer:  # a new optimizer: maybe a new model (a second phase)
+            self._optimizers = {key: ref for key, ref in self._optimizers.items() if ref() is not None}
+            self._optimizers[id(event.optimizer)] = weakref.ref(event.optimizer)
             self._discover()
 
     def _discover(self) -> None:
         for root in self.session.models().values():
-            if id(root) in self._seen_roots:
+            seen = self._seen_roots.get(id(root))
+            if seen is not None and seen() is root:
                 continue
-            self._seen_roots.add(id(root))
+            self._seen_roots = {key: ref for key, ref in self._seen_roots.items() if ref() is not None}
+            self._seen_roots[id(root)] = weakref.ref(root)
             if getattr(root, "_compiled_call_impl", None) is not None or hasattr(root, "_orig_mod"):
                 continue
             owners: dict[int, tuple[nn.Module, str]] = {}

@@ -43,19 +43,20 @@ def root_modules() -> list[nn.Module]:
 
 
 def label_models(models: list[nn.Module], namespace: dict | None, known: dict[int, str] | None = None,
-                 pinned: dict[int, str] | None = None) -> dict[str, nn.Module]:
+                 pinned: dict[int, str] | None = None, retired: set[str] | None = None) -> dict[str, nn.Module]:
     """Name each model by the script's global that holds it, else by the variable or attribute seen
     holding it in the user's frames (`known`), else by its class.
 
     `pinned` (module id -> label) keeps every label as first given, and is filled with the new
     ones: a parameter's name stays the same from the first step to the end of a run, also when
-    the script's globals are gone or another model appears."""
+    the script's globals are gone or another model appears. Labels in `retired` (of models since
+    freed) are not given again."""
     pinned = {} if pinned is None else pinned
     names = names_in_namespace({id(m) for m in models}, namespace)
     for key, name in (known or {}).items():
         names.setdefault(key, name)
     out: dict[str, nn.Module] = {}
-    taken = {label for key, label in pinned.items() if key in {id(m) for m in models}}
+    taken = {label for key, label in pinned.items() if key in {id(m) for m in models}} | (retired or set())
     for module in models:
         label = pinned.get(id(module))
         if label is None:
@@ -79,9 +80,10 @@ def names_in_namespace(wanted: set[int], namespace: dict | None, kind: type = nn
     return names
 
 
-def names_in_user_frames(wanted: set[int], frames: int = 4) -> dict[int, str]:
+def names_in_user_frames(wanted: set[int] | None, frames: int = 4) -> dict[int, str]:
     """Module id -> the name the user's code holds it by: a variable (`aux`), or an attribute of a
-    variable (`trainer.encoder`; `self.encoder` is named `encoder`), innermost user frames first."""
+    variable (`trainer.encoder`; `self.encoder` is named `encoder`), innermost user frames first.
+    Of the modules whose ids are in `wanted`, or of every module when it is None."""
     out: dict[int, str] = {}
     frame = sys._getframe(1)
     seen = 0
@@ -92,11 +94,12 @@ def names_in_user_frames(wanted: set[int], frames: int = 4) -> dict[int, str]:
                 if key.startswith("_"):
                     continue
                 if isinstance(value, nn.Module):
-                    if id(value) in wanted:
+                    if wanted is None or id(value) in wanted:
                         out.setdefault(id(value), key)
                 elif hasattr(value, "__dict__") and not isinstance(value, type):
                     for attr, item in list(getattr(value, "__dict__", {}).items())[:64]:
-                        if isinstance(item, nn.Module) and id(item) in wanted and not attr.startswith("_"):
+                        if (isinstance(item, nn.Module) and (wanted is None or id(item) in wanted)
+                                and not attr.startswith("_")):
                             out.setdefault(id(item), attr if key == "self" else f"{key}.{attr}")
         frame = frame.f_back
     return out

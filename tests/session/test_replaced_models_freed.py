@@ -1,0 +1,166 @@
+"""A model the script drops is freed under watch(), as without it: a loop that builds a new model
+(and optimizer) per fold must not keep every fold's model alive to the end, nor be told that the
+folds it stopped training get no gradient. The models still alive are in the report."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+import torch
+from torch import nn
+
+import graddoctor
+from graddoctor.finding import Severity
+
+FOLDS = 20
+
+
+def _train_folds(w, refs: list, steps: int = 30, new_optimizer: bool = True):
+    """Train FOLDS models in turn under `w`, each its own fresh model; returns the last one."""
+    x = torch.randn(64, 8)
+    y = x[:, :1] - 0.5 * x[:, 1:2]
+    model = opt = None
+    for fold in range(FOLDS):
+        model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+        if new_optimizer or opt is None:
+            opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        refs.append(weakref.ref(model))
+        for _ in range(steps):
+            opt.zero_grad()
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+    return model
+
+
+def test_models_rebuilt_each_fold_are_freed_and_the_last_is_reported():
+    torch.manual_seed(0)
+    refs: list = []
+    w = graddoctor.watch()
+    with w:
+        last = _train_folds(w, refs)
+    gc.collect()
+    alive = [r for r in refs if r() is not None]
+    assert alive == [refs[-1]], f"{len(alive)} of {FOLDS} fold models still alive"
+    labels = [label for label, m in w.session.models().items() if m is last]
+    assert labels == [f"model#{FOLDS}"], labels
+    report = w.report()
+    assert {f"model#{FOLDS}.0", f"model#{FOLDS}.2"} <= {row.name for row in report.layers}, report.layers
+    # The folds trained before the last sampled walk are not "parameters without gradient" (GD104).
+    bad = [(f.code, f.message) for f in report.findings if f.severity >= Severity.WARNING]
+    assert not bad, bad
+    assert report.steps_observed == FOLDS * 30
+
+
+def test_the_last_model_is_reported_when_the_script_no_longer_holds_it():
+    """`graddoctor run` makes its report after the script's globals are gone: the models of the
+    latest discovery are held for it (here: the model of a function's frame, gone at the report)."""
+    torch.manual_seed(0)
+    refs: list = []
+    w = graddoctor.watch()
+    with w:
+        _train_folds(w, refs)  # the last model is a local of the function: gone now
+    gc.collect()
+    assert refs[-1]() is not None and not any(r() for r in refs[:-1])
+    labels = [label for label, m in w.session.models().items() if m is refs[-1]()]
+    assert labels == [f"model#{FOLDS}"], labels
+
+
+def test_labels_of_freed_models_are_not_given_again():
+    """`model#2` is the second object `model` held, also once the first is freed (its id may be reused)."""
+    torch.manual_seed(0)
+    refs: list = []
+    w = graddoctor.watch()
+    with w:
+        _train_folds(w, refs)
+    ours = {id(r()) for r in refs if r() is not None}
+    labels = [label for label, m in w.session.models().items() if id(m) in ours]
+    assert labels == [f"model#{FOLDS}"], labels
+
+
+def test_a_kept_optimizer_over_a_rebuilt_model_is_still_gd106():
+    torch.manual_seed(0)
+    w = graddoctor.watch()
+    with w:
+        _train_folds(w, [], new_optimizer=False)
+    assert "GD106" in w.report().codes
+
+
+@pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU
+def test_run_script_names_its_global_model_in_the_report(graddoctor_cli):
+    script = """
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+    x = torch.randn(64, 8)
+    y = x[:, :1] - 0.5 * x[:, 1:2]
+    for fold in range(5):
+        model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        for _ in range(40):
+            opt.zero_grad()
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+    """
+    ran = graddoctor_cli("run", "train.py", script=script)
+    assert ran.report is not None, ran.stderr
+    names = [row["name"] for row in ran.report["layers"]]
+    assert names[:2] == ["model#5.0", "model#5.2"], names
+    assert not [f for f in ran.report["findings"] if f["severity"] in ("error", "warning")], ran.stdout
+
+
+def test_optimizers_of_finished_folds_are_freed_and_their_steps_reported():
+    torch.manual_seed(0)
+    opts: list = []
+    w = graddoctor.watch()
+    real = torch.optim.SGD
+
+    def keep(params, **kw):  # every optimizer the folds build, weakly
+        opt = real(params, **kw)
+        opts.append(weakref.ref(opt))
+        return opt
+
+    torch.optim.SGD = keep
+    try:
+        with w:
+            _train_folds(w, [])
+    finally:
+        torch.optim.SGD = real
+    gc.collect()
+    assert len(opts) == FOLDS
+    alive = [r for r in opts if r() is not None]
+    assert len(alive) <= 1, f"{len(alive)} of {FOLDS} optimizers still alive"  # the last one, held for the report
+    by_name = w.report().steps_by_optimizer
+    assert len(by_name) == FOLDS and set(by_name.values()) == {30}, by_name
+
+
+def test_a_finding_on_a_freed_optimizer_stays_when_its_id_is_reused():
+    """GD208 of the first fold (trained in eval mode) is reported, though its optimizer is freed
+    and the next optimizer has its id (as CPython often gives: here made certain by moving the
+    audit's entry to the next optimizer's id, which is what a reused address looks like)."""
+    from graddoctor.loop.audit import LoopAudit
+
+    torch.manual_seed(0)
+    x = torch.randn(64, 8)
+    y = x[:, :1]
+    w = graddoctor.watch()
+    audit = next(o for o in w.session.observers if isinstance(o, LoopAudit))
+    opt = None
+    with w:
+        for fold in range(3):
+            model = nn.Sequential(nn.Linear(8, 16), nn.Dropout(0.1), nn.ReLU(), nn.Linear(16, 1))
+            if fold == 0:
+                model.eval()
+            before = audit._states.pop(id(opt)) if fold == 1 else None  # fold 0's optimizer's
+            opt = torch.optim.SGD(model.parameters(), lr=0.05)
+            if before is not None:
+                audit._states[id(opt)] = before  # as if the new optimizer had the old one's address
+            for _ in range(10):
+                opt.zero_grad()
+                nn.functional.mse_loss(model(x), y).backward()
+                opt.step()
+    assert "GD208" in w.report().codes
