@@ -164,3 +164,32 @@ def test_a_finding_on_a_freed_optimizer_stays_when_its_id_is_reused():
                 nn.functional.mse_loss(model(x), y).backward()
                 opt.step()
     assert "GD208" in w.report().codes
+
+
+def test_parameters_of_freed_folds_are_freed_and_the_layer_table_is_the_last_folds():
+    """The gradient statistics hold a fold's parameters only while its optimizer lives: a layer
+    table of 20 folds x 2 layers would name layers the script no longer has."""
+    torch.manual_seed(0)
+    refs: list = []
+    params: list = []
+    w = graddoctor.watch()
+    x = torch.randn(64, 8)
+    y = x[:, :1] - 0.5 * x[:, 1:2]
+    with w:
+        for fold in range(FOLDS):
+            model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+            opt = torch.optim.SGD(model.parameters(), lr=0.05)
+            refs.append(weakref.ref(model))
+            params.extend(weakref.ref(p) for p in model.parameters())
+            for _ in range(30):
+                opt.zero_grad()
+                nn.functional.mse_loss(model(x), y).backward()
+                opt.step()
+        del model, opt
+        gc.collect()
+        alive = [p for p in params[:-4] if p() is not None]
+        assert not alive, f"{len(alive)} parameters of {FOLDS - 1} dropped folds still alive"
+    report = w.report()
+    assert [row.name for row in report.layers] == [f"model#{FOLDS}.0", f"model#{FOLDS}.2"], report.layers
+    assert not [f for f in report.findings if f.severity >= Severity.WARNING], report.findings
+    assert report.steps_observed == FOLDS * 30

@@ -125,6 +125,7 @@ class LayerStats(Observer):
         self._scaled: tuple[int, torch.Tensor] | None = None
         self.measured = 0
         self._last_layer_step = 0
+        self._retired = 0  # optimizers freed during the run (their tracks are kept under -1, -2...)
         self._unmeasured: tuple[int, Layout] | None = None  # the optimizer whose last step went unmeasured
         # loss series per backward line and optimizer (GD306), per optimizer step
         self.loss_series = LossSeriesBook()
@@ -171,6 +172,9 @@ class LayerStats(Observer):
     def before_step(self, event: StepEvent) -> None:
         self._drain(ready_only=True)
         optimizer = event.optimizer
+        known = self._layouts.get(id(optimizer))
+        if known is not None and known.optimizer() is not optimizer:
+            self._retire(id(optimizer))  # a freed optimizer's id, now another's
         track = self.optimizers.get(id(optimizer))
         if track is None:
             track = self.optimizers[id(optimizer)] = OptimizerTrack(
@@ -284,12 +288,34 @@ class LayerStats(Observer):
             except Exception:
                 pass
             layout = Layout(params, index)
+            for key in [k for k, known in self._layouts.items() if known.optimizer() is None]:
+                self._retire(key)  # a model and optimizer rebuilt per fold: let the old ones go
             self._layouts[id(optimizer)] = layout
             for key, name in zip(layout.layer_keys, layout.layer_names):
                 self._provisional.setdefault(key, name)
                 self.layers.setdefault(key, LayerTrack())
         layout.shape, layout.optimizer = shape, weakref.ref(optimizer)
         return layout
+
+    def _retire(self, key: int) -> None:
+        """An optimizer that was freed: its track keeps its findings under a key of its own (its id
+        may be the next optimizer's), its parameters are let go, and the layers no live optimizer
+        holds leave the per-layer statistics (their ids, too, may be reused)."""
+        self._drain(ready_only=False)  # readings of the freed optimizer are judged on its own track
+        self._retired += 1
+        track = self.optimizers.pop(key, None)
+        if track is not None:
+            self.optimizers[-self._retired] = track
+            self.loss_series.retire(key, -self._retired)
+        self._before.pop(key, None)
+        if self._unmeasured is not None and self._unmeasured[0] == key:
+            self._unmeasured = None
+        layout = self._layouts.pop(key, None)
+        if layout is not None:
+            live = {k for other in self._layouts.values() for k in other.layer_keys}
+            for layer in set(layout.layer_keys) - live:
+                self.layers.pop(layer, None)
+                self._provisional.pop(layer, None)
 
     def _flush_losses(self, final: bool = False) -> None:
         losses, self._losses = self._losses, []

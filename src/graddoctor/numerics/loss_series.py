@@ -94,6 +94,17 @@ class LossSeriesBook:
                     self._graphs[key] = summarize(node, layer_of or {})
             self._roots.clear()  # the graph nodes are not kept past the step
 
+    def retire(self, optimizer: int, key: int) -> None:
+        """A freed optimizer's series move to `key`: an optimizer built later with the same id
+        starts series of its own."""
+        self.params.pop(optimizer, None)
+        for table in (self.series, self._graphs):
+            for old in [k for k in table if k[-1] == optimizer]:
+                value = table.pop(old)
+                table[old[:-1] + (key,)] = value
+                if isinstance(value, Series):
+                    value.optimizer = key
+
     def add_reading(self, optimizer: int, losses: list, values: list[float]) -> None:
         """One optimizer step's losses [(where, step)] and their values: one point per backward line."""
         # One point per line and step: the losses of steps whose gradients were not measured
