@@ -1,8 +1,9 @@
 """GD211: a model with dropout or batch norm evaluated without `eval()`.
 
 Only what the file shows is judged, and only for models whose layers are visible:
-a name bound to `nn.Sequential(...)` holding dropout / batch norm, or to a class
-of the file whose `__init__` builds them, and trained in the file (its
+a name bound to `nn.Sequential(...)` holding dropout / batch norm, to a class
+of the file whose `__init__` builds them, or to a factory function of the file
+that returns one of those (`model = make_model()`), and trained in the file (its
 `.parameters()` given to something, an optimizer). Two places count as evaluations:
 
 - a call of the model in a statement after a training loop (a loop that calls
@@ -25,6 +26,7 @@ import re
 from graddoctor.finding import Related
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name
+from graddoctor.lint.analysis.returns import returned
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD211"
@@ -54,14 +56,28 @@ def _sensitive_classes(a: FileAnalysis) -> set[str]:
     return out
 
 
-def _builds_sensitive(a: FileAnalysis, value: ast.AST, classes: set[str]) -> bool:
+def _builds_sensitive(a: FileAnalysis, value: ast.AST, classes: set[str], depth: int = 2) -> bool:
     value = _base(value)
     if not isinstance(value, ast.Call):
         return False
     name = _call_name(value)
     if name in classes:
         return True
-    return name == "Sequential" and bool(_LAYERS.search(ast.get_source_segment(a.source, value) or ""))
+    if name == "Sequential" and bool(_LAYERS.search(ast.get_source_segment(a.source, value) or "")):
+        return True
+    # `model = make_model()`: a factory function of this file that returns such a model
+    factory = a.functions.get(name) if isinstance(value.func, ast.Name) and depth > 0 else None
+    return factory is not None and any(
+        _returns_sensitive(a, factory, ret.value, classes, depth - 1) for ret in returned(a, factory))
+
+
+def _returns_sensitive(a: FileAnalysis, factory: ast.AST, value: ast.AST, classes: set[str], depth: int) -> bool:
+    """A factory's returned value builds such a model, directly or through a name bound in the factory."""
+    if isinstance(value, ast.Name):
+        bound = [n.value for n in ast.walk(factory) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == value.id]
+        return any(_builds_sensitive(a, v, classes, depth) for v in bound)
+    return _builds_sensitive(a, value, classes, depth)
 
 
 def _models(a: FileAnalysis, classes: set[str]) -> dict[str, int]:
