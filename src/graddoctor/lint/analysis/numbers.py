@@ -24,6 +24,16 @@ REWRAPS = frozenset({"tensor", "as_tensor", "Tensor", "FloatTensor", "DoubleTens
 _DEPTH = 3
 
 
+def prediction_round_trip(conv: ast.Call, past_loss_call: bool) -> bool:
+    """A `.numpy()` copy of what a loss function is then given (`pred`), not of the loss itself.
+
+    The prediction went out of autograd and came back as a new tensor: the graph was cut on
+    the way to the loss, which SPEC names GD102 (a numpy round trip) and which the run reports
+    as GD102 at the same line; a loss computed in numpy and re-wrapped stays GD101.
+    """
+    return past_loss_call and call_name(conv) == "numpy"
+
+
 def conversion(node: ast.AST) -> ast.Call | None:
     """`t.item()`, `t.tolist()`, `t.numpy()`, `float(t)`, `int(t)`: a tensor turned into numbers."""
     if type(node) is not ast.Call:

@@ -6,9 +6,13 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name
-from graddoctor.lint.analysis.numbers import REWRAPS, accumulated_number, conversion, numbers_in, without_graph
+from graddoctor.lint.analysis.numbers import (
+    REWRAPS, accumulated_number, conversion, numbers_in, prediction_round_trip, without_graph,
+)
 from graddoctor.lint.analysis.returns import returned_value
-from graddoctor.lint.analysis.values import backward_calls, carries_graph, chain, step_into, unpacked_at
+from graddoctor.lint.analysis.values import (
+    backward_calls, carries_graph, chain, is_loss_call, step_into, unpacked_at,
+)
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD101"
@@ -30,6 +34,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         return
     for call, recv, ctx in backward_calls(a):
         unpack = None
+        past_loss = False
         for expr, line, unit in chain(a, ctx.unit, recv, call.lineno, 8):
             unpack = unpack or _swapped_unpack(a, unit, expr, line)
             conv = conversion(expr) or _numbers_only(expr) or accumulated_number(a, unit, expr, line)
@@ -38,8 +43,10 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             if conv is None:
                 conv = _rewrapped_inside(a, unit, expr, line)
             if conv is not None:
-                _report(r, conv, call, recv, expr is recv, unpack)
+                if not prediction_round_trip(conv, past_loss):  # GD102's (see there)
+                    _report(r, conv, call, recv, expr is recv, unpack)
                 break
+            past_loss = past_loss or (isinstance(expr, ast.Call) and is_loss_call(a, expr))
 
 
 def _rewrapped_inside(a: FileAnalysis, unit, expr: ast.expr, line: int) -> ast.Call | None:

@@ -6,8 +6,8 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
-from graddoctor.lint.analysis.numbers import REWRAPS, numbers_in
-from graddoctor.lint.analysis.values import backward_calls, carries_graph, chain
+from graddoctor.lint.analysis.numbers import REWRAPS, numbers_in, prediction_round_trip
+from graddoctor.lint.analysis.values import backward_calls, carries_graph, chain, is_loss_call
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD102"
@@ -26,8 +26,13 @@ CUTS = {
 _FUNCTION_CUTS = frozenset({"argmax", "argmin", "round", "sign"})
 
 
-def cut_reason(a: FileAnalysis, unit, expr: ast.expr, line: int) -> tuple[ast.AST, ast.expr, str] | None:
-    """(the cut, the tensor it cuts, why) when `expr` ends the graph."""
+def cut_reason(a: FileAnalysis, unit, expr: ast.expr, line: int,
+               past_loss_call: bool = False) -> tuple[ast.AST, ast.expr, str] | None:
+    """(the cut, the tensor it cuts, why) when `expr` ends the graph.
+
+    `past_loss_call`: the chain from backward() already went through a loss function, so
+    `expr` is what the loss function was given (the prediction), not the loss itself.
+    """
     if isinstance(expr, ast.Attribute) and expr.attr == "data":
         return expr, expr.value, "`.data` is a view without autograd history"
     if isinstance(expr, ast.Compare):
@@ -39,15 +44,27 @@ def cut_reason(a: FileAnalysis, unit, expr: ast.expr, line: int) -> tuple[ast.AS
             return expr, func.value, CUTS[name]
         if name in _FUNCTION_CUTS and expr.args and (dotted(func) in ("round", f"torch.{name}")):
             return expr, expr.args[0], CUTS[name]  # torch.argmax(logits, 1), round(p)
-        if name in REWRAPS and expr.args and not numbers_in(a, unit, expr.args[0], line):
-            return expr, expr.args[0], f"`{name}(...)` copies the values into a new tensor without history"
+        if name in REWRAPS and expr.args:
+            numbers = numbers_in(a, unit, expr.args[0], line)
+            if numbers is None:
+                return expr, expr.args[0], f"`{name}(...)` copies the values into a new tensor without history"
+            if prediction_round_trip(numbers, past_loss_call):
+                source = numbers.func.value  # type: ignore[union-attr]
+                while (isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute)
+                       and source.func.attr in ("detach", "cpu", "clone", "contiguous")):
+                    source = source.func.value  # `out.detach().cpu().numpy()`: the tensor is `out`
+                return numbers, source, (
+                    f"a numpy round trip: `.numpy()` copies the values out of autograd and `{name}(...)` "
+                    "(line {}) makes a new tensor of them without history".format(expr.lineno))
     return None
 
 
 def check(a: FileAnalysis, r: Reporter) -> None:
     for call, recv, ctx in backward_calls(a):
+        past_loss = False
         for expr, line, unit in chain(a, ctx.unit, recv, call.lineno):
-            found = cut_reason(a, unit, expr, line)
+            found = cut_reason(a, unit, expr, line, past_loss)
+            past_loss = past_loss or (isinstance(expr, ast.Call) and is_loss_call(a, expr))
             if found is None:
                 continue
             node, operand, why = found
