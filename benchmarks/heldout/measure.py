@@ -2,7 +2,7 @@
 
 Usage (from the repository root):
 
-    PYTHONPATH=src python benchmarks/heldout/measure.py [--jobs N] [--only SUBSTR] [--keep DIR]
+    PYTHONPATH=src python benchmarks/heldout/measure.py [--jobs N] [--only SUBSTR] [--keep DIR] [--dir variants]
 
 Each program in `programs/` starts with a header line
 
@@ -113,13 +113,13 @@ def score(program: Program, report: dict | None, status: str, seconds: float) ->
     return outcome
 
 
-def run_tool(args: list[str], out: Path, timeout: float) -> tuple[dict | None, str, float]:
+def run_tool(args: list[str], out: Path, timeout: float, cwd: Path = PROGRAMS) -> tuple[dict | None, str, float]:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     start = time.perf_counter()
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "graddoctor", *args],
-            cwd=PROGRAMS, env=env, capture_output=True, text=True, timeout=timeout,
+            cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
         )
         status = f"rc={proc.returncode}"
     except subprocess.TimeoutExpired:
@@ -136,10 +136,11 @@ def measure(program: Program, keep: Path, timeout: float) -> tuple[Outcome, Outc
     lint_json = keep / f"{program.name}.lint.json"
     for stale in (run_json, lint_json):
         stale.unlink(missing_ok=True)
-    run = score(program, *run_tool(["run", "--json", str(run_json), program.path.name], run_json, timeout))
+    where = program.path.parent
+    run = score(program, *run_tool(["run", "--json", str(run_json), program.path.name], run_json, timeout, where))
     lint = score(program, *run_tool(
         ["lint", "--format", "json", "--output", str(lint_json), "--jobs", "1", program.path.name],
-        lint_json, timeout,
+        lint_json, timeout, where,
     ))
     return run, lint
 
@@ -208,9 +209,11 @@ def main() -> None:
     parser.add_argument("--only", default="", help="only programs whose name contains this")
     parser.add_argument("--keep", type=Path, help="keep the JSON reports in this folder")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per tool call")
+    parser.add_argument("--dir", default="programs", help="folder of programs under benchmarks/heldout")
     args = parser.parse_args()
 
-    programs = [parse_header(p) for p in sorted(PROGRAMS.glob("*.py")) if args.only in p.name]
+    folder = HERE / args.dir
+    programs = [parse_header(p) for p in sorted(folder.glob("*.py")) if args.only in p.name]
     keep = args.keep.resolve() if args.keep else Path(tempfile.mkdtemp(prefix="heldout-"))
     keep.mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
