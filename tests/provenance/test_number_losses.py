@@ -12,6 +12,7 @@ from __future__ import annotations
 from tests.provenance.conftest import line_of
 
 PER_SAMPLE_TRAINER = """
+import numpy as np
 import torch
 from torch import nn
 
@@ -59,6 +60,13 @@ def test_a_plain_sum_of_the_item_floats_is_found_too(run_script):
     ran = run_script({"train.py": train})
     found = ran.only("GD101")
     assert found.line == line_of(train, ".item())")
+
+
+def test_np_mean_of_the_item_floats_a_numpy_float64_is_found_too(run_script):
+    train = PER_SAMPLE_TRAINER.replace("{combine}", "total = np.mean(losses)")
+    ran = run_script({"train.py": train})
+    assert "GD104" not in ran.codes()
+    assert ran.only("GD101").line == line_of(train, ".item())")
 
 
 def test_item_for_logging_and_an_average_tensor_for_the_log_are_not_blamed(run_script):

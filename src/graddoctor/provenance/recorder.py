@@ -329,7 +329,7 @@ class Recorder(TorchFunctionMode):
                         taint = more if taint is None else taint | more
 
         if (kind is _FACTORY and taint is None and self._values and args and isinstance(out, Tensor)
-                and type(args[0]) is float):  # torch.tensor(sum(losses) / len(losses)), losses of .item()
+                and isinstance(args[0], float)):  # torch.tensor(sum(losses) / len(losses)); np.mean(...) too
             taint = self._summed_taint(args[0], out, getattr(func, "__name__", "tensor"), sys._getframe(1))
         if (kind is _FACTORY and (taint is not None or self._arrays) and args and isinstance(out, Tensor)
                 and not isinstance(args[0], Tensor)):  # torch.tensor(arr), torch.tensor(x.tolist())
@@ -446,6 +446,7 @@ class Recorder(TorchFunctionMode):
 
     def _summed_taint(self, value: float, out: Tensor, how: str, frame) -> frozenset | None:
         """The cuts behind a float that equals a recorded float, or the sum or mean of a run of them."""
+        value = float(value)  # a numpy float64 from np.mean(losses) is a float subclass
         if not math.isfinite(value) or value == int(value):
             return None  # round numbers (0.0, 1.0, a count) match by accident
         values = list(self._values)

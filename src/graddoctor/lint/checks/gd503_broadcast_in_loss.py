@@ -165,15 +165,23 @@ def _loop_position(stmt: ast.For, name: str) -> tuple[int | None, ast.expr]:
 
 
 def _row_of_one_dimensional(a: FileAnalysis, init_unit: Unit, item: ast.expr, depth: int) -> bool:
-    """`self.y[idx]` (one index, not a slice) where `__init__` makes `self.y` one-dimensional."""
+    """`self.y[idx]` (one index, not a slice) where `__init__` makes `self.y` one-dimensional, also
+    wrapped as `torch.tensor(self.y[idx], ...)` or `float(self.y[idx])` (a scalar either way)."""
+    if (isinstance(item, ast.Call) and len(item.args) == 1
+            and (call_name(item) in ("tensor", "as_tensor") and isinstance(item.func, ast.Attribute)
+                 and dotted(item.func.value) == "torch" or call_name(item) == "float")):
+        item = item.args[0]
     if not (isinstance(item, ast.Subscript) and not isinstance(item.slice, (ast.Slice, ast.Tuple))):
         return False
     key = dotted(item.value)
     bindings = init_unit.bindings.get(key) if key and key.startswith("self.") else None
     if not bindings:
         return False
-    last = bindings[-1]
-    return _one_dimensional(a, init_unit, last.value, last.line, depth, datasets=False)
+    value = bindings[-1].value
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "tolist"
+            and not value.args):
+        value = value.func.value  # `(...).tolist()` of a 1-D tensor: a list of numbers, one per row
+    return _one_dimensional(a, init_unit, value, bindings[-1].line, depth, datasets=False)
 
 
 def _built_by(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> ast.expr | None:
