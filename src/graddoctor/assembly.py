@@ -17,6 +17,7 @@ from graddoctor.loop.audit import LoopAudit
 from graddoctor.loop.gd211_evaluation_in_training_mode import EvaluationInTrainingMode
 from graddoctor.loop.kept_alive import KeptAlive
 from graddoctor.lossdata import LossDataObserver
+from graddoctor.lossdata.gd505_explained_by_learning_rate import explained_by_learning_rate
 from graddoctor.lossdata.gd506_batch_dimension_mix_up import BatchDimensionMixUp
 from graddoctor.numerics.layers import LayerStats
 from graddoctor.numerics.options import NumericsOptions
@@ -58,7 +59,7 @@ def standard_session(*, mode: str = "watch", deep: bool = False, models=None, op
 
 def conclude(findings: list[Finding]) -> list[Finding]:
     """What is done with the observers' findings taken together."""
-    return name_other_causes(drop_superseded(findings))
+    return name_other_causes(explained_by_learning_rate(drop_superseded(findings)))
 
 
 def drop_superseded(findings: list[Finding]) -> list[Finding]:

@@ -13,6 +13,8 @@ import textwrap
 def line_of(path, needle: str) -> int:
     return next(n for n, text in enumerate(path.read_text().splitlines(), 1) if needle in text)
 
+# The bug sits in a helper this run never calls: only the source shows it. (When the run
+# executes such a rewrap it reports GD101 itself, see tests/provenance/test_number_losses.py.)
 ITEM_THEN_REWRAP = """
     import torch
     from torch import nn
@@ -22,11 +24,19 @@ ITEM_THEN_REWRAP = """
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     x_all, y_all = torch.randn(128, 10), torch.randn(128, 1)
 
+
+    def finetune_step(x, y):
+        loss_value = nn.functional.mse_loss(model(x), y).item(){noqa}
+        loss = torch.tensor(loss_value, requires_grad=True)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
     for epoch in range(2):
         for i in range(0, 128, 32):
             x, y = x_all[i:i + 32], y_all[i:i + 32]
-            loss_value = nn.functional.mse_loss(model(x), y).item(){noqa}
-            loss = torch.tensor(loss_value, requires_grad=True)
+            loss = nn.functional.mse_loss(model(x), y)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

@@ -21,6 +21,7 @@ from graddoctor.graph.phrases import related_at
 from graddoctor.graph.rules import (
     frozen_in_optimizer, parameters_not_in_optimizer, unregistered_parameters, without_gradient,
 )
+from graddoctor.graph.rules.gd101_loss_is_python_number import is_number_cut, number_loss
 from graddoctor.graph.walk import GraphTrace, trace
 from graddoctor.locate import Location
 from graddoctor.rules import make
@@ -111,7 +112,8 @@ def check_loss_value(
 
 
 def cut_history(cuts: list, backward: Location, step: int | None) -> Finding | None:
-    """GD110 when a cut on the way to the loss ran with grad mode off, else GD102 at the cut."""
+    """GD110 when a cut on the way to the loss ran with grad mode off, GD101 when the last cut
+    made a Python number (`.item()`, `.tolist()`), else GD102 at the cut."""
     located = [c for c in cuts if c.location is not None and c.location.file]
     if not located:
         return None
@@ -131,6 +133,8 @@ def cut_history(cuts: list, backward: Location, step: int | None) -> Finding | N
     # A freeze explains a graph-less loss only when no op cut it: frozen parameters upstream of
     # a detach() are not why the trainable ones lost their path.
     cut = ([c for c in located if c.kind != "frozen"] or located)[-1]
+    if is_number_cut(cut):
+        return number_loss(cut, back, step)
     return make(
         "GD102",
         f"Every path from the parameters to the loss was cut: the value {cut.what()} here"

@@ -107,7 +107,7 @@ class GraphObserver(Observer):
         reach = check_reach(index, optimizers, reached, self.first_backward, judge=judge, cuts=self._cuts())
         if not reached and any(f.code in _LOSS_HAS_NO_GRAPH for f in out):
             # Nothing was reached because the loss itself has no graph: that finding says it all.
-            reach = [f for f in reach if f.code not in ("GD104", "GD110")]
+            reach = [f for f in reach if f.code not in ("GD101", "GD104", "GD110")]
         out.extend(self.replaced.explain(f, session) for f in reach)
         return out
 

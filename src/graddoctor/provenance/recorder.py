@@ -203,6 +203,12 @@ _MAX_NUMBERS = 256
 # makes a new array whose identity says nothing, so a tensor rebuilt from an array of the same
 # shape soon after is taken as the round trip's end.
 _MAX_ARRAYS = 16
+# Floats made from cut values (`.item()`), in order: Python arithmetic on them (`sum(losses)`,
+# `total / n`) makes new float objects whose identity says nothing, so a tensor built from a
+# float equal to one of them, or to the sum or mean of a run of consecutive ones, is taken as
+# rebuilt from them. Bounded: the search is quadratic in this length, and runs only for a
+# factory given a Python float while such floats were made.
+_MAX_VALUES = 64
 
 
 class Recorder(TorchFunctionMode):
@@ -219,6 +225,7 @@ class Recorder(TorchFunctionMode):
         self._taint: dict[int, tuple[weakref.ref, frozenset]] = {}
         self._numbers: dict[int, tuple[object, frozenset]] = {}
         self._arrays: deque[tuple[tuple, frozenset]] = deque(maxlen=_MAX_ARRAYS)
+        self._values: deque[tuple[float, frozenset]] = deque(maxlen=_MAX_VALUES)  # floats made from cuts
         self._region: Region | None = None  # the open grad-off region, if any
         self._shelved: list[Region | None] = []  # regions suspended by enable_grad()
         self.inference_regions: list[Region] = []
@@ -321,6 +328,9 @@ class Recorder(TorchFunctionMode):
                     if more is not None:
                         taint = more if taint is None else taint | more
 
+        if (kind is _FACTORY and taint is None and self._values and args and isinstance(out, Tensor)
+                and isinstance(args[0], float)):  # torch.tensor(sum(losses) / len(losses)); np.mean(...) too
+            taint = self._summed_taint(args[0], out, getattr(func, "__name__", "tensor"), sys._getframe(1))
         if (kind is _FACTORY and (taint is not None or self._arrays) and args and isinstance(out, Tensor)
                 and not isinstance(args[0], Tensor)):  # torch.tensor(arr), torch.tensor(x.tolist())
             taint = self.rebuilt_from(args[0], out, getattr(func, "__name__", "tensor"), sys._getframe(1)) or taint
@@ -420,6 +430,8 @@ class Recorder(TorchFunctionMode):
         if len(self._numbers) >= _MAX_NUMBERS:
             self._numbers.pop(next(iter(self._numbers)))
         self._numbers[id(value)] = (held, taint)
+        if type(value) is float and math.isfinite(value):
+            self._values.append((value, taint))
         shape = _shape_of(value)
         if shape is not None:
             self._arrays.append((shape, taint))
@@ -431,6 +443,33 @@ class Recorder(TorchFunctionMode):
         held = seen[0]
         alive = held() if isinstance(held, weakref.ref) else held
         return seen[1] if alive is value else None
+
+    def _summed_taint(self, value: float, out: Tensor, how: str, frame) -> frozenset | None:
+        """The cuts behind a float that equals a recorded float, or the sum or mean of a run of them."""
+        value = float(value)  # a numpy float64 from np.mean(losses) is a float subclass
+        if not math.isfinite(value) or value == int(value):
+            return None  # round numbers (0.0, 1.0, a count) match by accident
+        values = list(self._values)
+        found: frozenset | None = None
+        for start in range(len(values) - 1, -1, -1):  # runs ending at the newest first
+            total, taint = 0.0, frozenset()
+            for count, (number, cuts) in enumerate(values[start:], 1):
+                total += number
+                taint |= cuts
+                if math.isclose(value, total, rel_tol=1e-9) or math.isclose(value, total / count, rel_tol=1e-9):
+                    found = taint
+                    break
+            if found is not None:
+                break
+        if found is None:
+            return None
+        chain = user_chain(frame) if frame is not None else []
+        if chain:
+            for cut_id in found:
+                cut = self.cuts[cut_id]
+                if cut.rebuilt is None and cut.kind != FROZEN:
+                    cut.rebuilt = (chain[0], f"torch.{how}(...)")
+        return found  # the caller marks `requires_grad=True` on `out` as hiding the cut
 
     def taint_of(self, value: object) -> frozenset:
         if isinstance(value, Tensor):

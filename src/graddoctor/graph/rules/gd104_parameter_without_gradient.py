@@ -19,6 +19,7 @@ import torch
 from graddoctor.finding import Finding, Related
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.graph.phrases import group_by_module, name_list, plural, related_at
+from graddoctor.graph.rules.gd101_loss_is_python_number import is_number_cut, number_path
 from graddoctor.graph.rules.gd110_grad_mode_off import grad_off_path
 from graddoctor.locate import Location
 from graddoctor.rules import make
@@ -30,9 +31,13 @@ def without_gradient(
 ) -> list[Finding]:
     """One GD104 per cut (or one for the parameters no cut explains) among `judge` not in `reached`."""
     out: list[Finding] = []
+    judge = list(judge)
     missing = [p for p in judge if p.requires_grad and id(p) not in reached]
+    # The loss reached no judged parameter: a number cut behind it means the loss itself was
+    # rebuilt from numbers (SPEC: GD101), not that one path was cut.
+    none_reached = not any(id(p) in reached for p in judge)
     for cut, params in _by_cut(missing, cuts):
-        out.append(_without_gradient(index, params, where, step, related, cut))
+        out.append(_without_gradient(index, params, where, step, related, cut, whole_loss=none_reached))
     return out
 
 
@@ -60,7 +65,7 @@ def _cause(pid: int, cuts: list):
 
 def _without_gradient(
     index: ModelIndex, missing: list[torch.Tensor], where: Location, step: int | None,
-    related: list[Related] | None, cut,
+    related: list[Related] | None, cut, whole_loss: bool = False,
 ) -> Finding:
     names = [index.name(p) for p in missing]
     module_sizes: dict[str, int] = {}
@@ -75,6 +80,8 @@ def _without_gradient(
     back = related_at(cut.backward or where, "backward() called here")
     if cut.grad_off:  # SPEC: grad mode off is GD110's, at the line that turned it off
         return grad_off_path(names, phrase, cut, back, step, related)
+    if whole_loss and is_number_cut(cut):
+        return number_path(names, phrase, cut, back, step, related)
     message += f" Their path to the loss {cut.what()} at {cut.location}{cut.aftermath()}."
     hint = None
     if cut.kind in ("detach", "data"):

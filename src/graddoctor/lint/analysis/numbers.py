@@ -24,6 +24,16 @@ REWRAPS = frozenset({"tensor", "as_tensor", "Tensor", "FloatTensor", "DoubleTens
 _DEPTH = 3
 
 
+def prediction_round_trip(conv: ast.Call, past_loss_call: bool) -> bool:
+    """A `.numpy()` copy of what a loss function is then given (`pred`), not of the loss itself.
+
+    The prediction went out of autograd and came back as a new tensor: the graph was cut on
+    the way to the loss, which SPEC names GD102 (a numpy round trip) and which the run reports
+    as GD102 at the same line; a loss computed in numpy and re-wrapped stays GD101.
+    """
+    return past_loss_call and call_name(conv) == "numpy"
+
+
 def conversion(node: ast.AST) -> ast.Call | None:
     """`t.item()`, `t.tolist()`, `t.numpy()`, `float(t)`, `int(t)`: a tensor turned into numbers."""
     if type(node) is not ast.Call:
@@ -77,20 +87,30 @@ def _collect(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int,
         if conv is not None:
             found.append(conv)
             continue
-        if depth <= 0 or type(node) is not ast.Name or type(node.ctx) is not ast.Load or node.id in seen:
+        if depth <= 0 or type(node) is not ast.Name or type(node.ctx) is not ast.Load:
             continue
-        seen.add(node.id)
         b = a.binding_before(unit, node.id, line)
         if b is not None and b.line == line:  # `loss = torch.tensor(loss)`: the name read is the one bound before
             b = a.binding_before(unit, node.id, line - 1)
+        # Seen per binding, not per name: `arr = np.clip(arr, lo, hi)` reads the `arr` bound before it.
+        key = (node.id, b.line if b is not None else None)
+        if key in seen:
+            continue
+        seen.add(key)
         if b is not None and isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
             returned = _helper_return(a, unit, b, node.id)
             if returned is not None:  # `loss, out = self.forward_loss(x, y)`: what the helper returns there
                 _collect(a, returned[2], returned[0], returned[1], depth - 1, found, set())
             else:
                 _collect(a, unit, b.value, b.line, depth - 1, found, seen)
+        if (node.id, "more") in seen:
+            continue  # what is added or appended to the name is the same whatever binding was read
+        seen.add((node.id, "more"))
         for aug in augmented(a, unit, node.id):
             _collect(a, unit, aug.value, aug.lineno, depth - 1, found, seen)
+        # `losses.append(loss.item())` ... `torch.tensor(sum(losses))`: the items collected in a list
+        for call in _appended(a, unit, node.id):
+            _collect(a, unit, call.args[-1], call.lineno, depth - 1, found, seen)
 
 
 def _helper_return(a: FileAnalysis, unit: Unit, b, key: str):
@@ -236,3 +256,85 @@ def _unpacked_number(a: FileAnalysis, unit: Unit, b, key: str) -> bool:
     """`loss, acc = evaluate(...)`: this name's item of what the helper returns is a number."""
     index = unpacked_index(b.stmt, key)
     return index is not None and index >= 0 and gives_number(a, b.value, unit, index)
+
+
+# Tensors made here, from values rather than from another tensor's history.
+_TORCH_FACTORIES = frozenset(
+    "zeros ones full empty arange linspace logspace eye randn rand randint randperm normal zeros_like ones_like "
+    "full_like".split()
+)
+_GRAPH_DEPTH = 12
+
+
+def without_graph(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = _GRAPH_DEPTH) -> bool:
+    """Whether `expr` surely has no autograd history: made only from constants, numbers and new
+    tensors built from values (`torch.tensor(...)`), through arithmetic, tensor methods and this
+    file's helpers. A function parameter, a global, a loop variable or a leaf built with
+    `requires_grad=True` (which may be the very tensor an optimizer trains) is not surely so.
+    """
+    if depth <= 0:
+        return False
+    kind = type(expr)
+    if kind is ast.Constant or conversion(expr) is not None:
+        return True
+    if kind is ast.BinOp:
+        return without_graph(a, unit, expr.left, line, depth - 1) and without_graph(a, unit, expr.right, line, depth - 1)
+    if kind is ast.UnaryOp:
+        return without_graph(a, unit, expr.operand, line, depth - 1)
+    if kind is ast.Subscript:
+        return without_graph(a, unit, expr.value, line, depth - 1)
+    if kind in (ast.Tuple, ast.List):
+        return all(without_graph(a, unit, e, line, depth - 1) for e in expr.elts)
+    if kind is ast.Name:
+        return _name_without_graph(a, unit, expr.id, line, depth)
+    if kind is ast.Call:
+        return _call_without_graph(a, unit, expr, line, depth)
+    return False
+
+
+def _call_without_graph(a: FileAnalysis, unit: Unit, call: ast.Call, line: int, depth: int) -> bool:
+    func = call.func
+    name = call_name(call)
+    owner = dotted(func.value) if type(func) is ast.Attribute else None
+    if any(k.arg == "requires_grad" for k in call.keywords):
+        return False  # a new leaf that requires grad: possibly a parameter of its own
+    if name in REWRAPS and owner in ("torch", "np", "numpy", None):
+        return True  # torch.tensor(values): a new tensor, whatever the values came from
+    if owner == "torch" and name in _TORCH_FACTORIES:
+        return True
+    if is_number(a, unit, call, line):
+        return True
+    if owner == "torch":  # torch.stack(items), torch.log(x): without history when every input is
+        return bool(call.args) and all(without_graph(a, unit, x, line, depth - 1) for x in call.args)
+    if type(func) is ast.Attribute and owner not in _NUMBER_MODULES and name != "requires_grad_":
+        # a method of a tensor without history (`ret.mean()`, `r.std() + eps`) has none either
+        return without_graph(a, unit, func.value, line, depth - 1) and all(
+            without_graph(a, unit, x, line, depth - 1) for x in call.args)
+    function = local_callee(a, call, unit)
+    if function is None:
+        return False
+    inner = a.method_unit(function)
+    rets = returned(a, function)
+    return inner is not None and bool(rets) and all(
+        without_graph(a, inner, r.value, r.lineno, depth - 1) for r in rets)
+
+
+def _name_without_graph(a: FileAnalysis, unit: Unit, key: str, line: int, depth: int) -> bool:
+    b = a.binding_before(unit, key, line)
+    if b is not None and b.line == line:
+        b = a.binding_before(unit, key, line - 1)
+    if b is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)) or b.value is None:
+        return False  # a parameter, a global, a loop variable: whatever it holds
+    if isinstance(b.stmt, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets) \
+            and b.value is b.stmt.value:
+        # `returns, rewards = run(policy)`: this name's item of what a helper of this file returns
+        found = _helper_return(a, unit, b, key)
+        if found is None:
+            return False
+        value, ret_line, inner = found
+        if not without_graph(a, inner, value, ret_line, depth - 1):
+            return False
+    elif not without_graph(a, unit, b.value, b.line, depth - 1):
+        return False
+    return all(without_graph(a, unit, aug.value, aug.lineno, depth - 1) for aug in augmented(a, unit, key)) and all(
+        without_graph(a, unit, c.args[-1], c.lineno, depth - 1) for c in _appended(a, unit, key))

@@ -6,9 +6,13 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name
-from graddoctor.lint.analysis.numbers import REWRAPS, accumulated_number, conversion, numbers_in
+from graddoctor.lint.analysis.numbers import (
+    REWRAPS, accumulated_number, conversion, numbers_in, prediction_round_trip, without_graph,
+)
 from graddoctor.lint.analysis.returns import returned_value
-from graddoctor.lint.analysis.values import backward_calls, carries_graph, chain, step_into, unpacked_at
+from graddoctor.lint.analysis.values import (
+    backward_calls, carries_graph, chain, is_loss_call, step_into, unpacked_at,
+)
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD101"
@@ -30,14 +34,37 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         return
     for call, recv, ctx in backward_calls(a):
         unpack = None
+        past_loss = False
         for expr, line, unit in chain(a, ctx.unit, recv, call.lineno, 8):
             unpack = unpack or _swapped_unpack(a, unit, expr, line)
             conv = conversion(expr) or _numbers_only(expr) or accumulated_number(a, unit, expr, line)
             if conv is None and isinstance(expr, ast.Call) and call_name(expr) in REWRAPS and expr.args:
                 conv = numbers_in(a, unit, expr.args[0], line, carries_graph)
+            if conv is None:
+                conv = _rewrapped_inside(a, unit, expr, line)
             if conv is not None:
-                _report(r, conv, call, recv, expr is recv, unpack)
+                if not prediction_round_trip(conv, past_loss):  # GD102's (see there)
+                    _report(r, conv, call, recv, expr is recv, unpack)
                 break
+            past_loss = past_loss or (isinstance(expr, ast.Call) and is_loss_call(a, expr))
+
+
+def _rewrapped_inside(a: FileAnalysis, unit, expr: ast.expr, line: int) -> ast.Call | None:
+    """`-(torch.tensor(log_probs) * returns).sum()`: numbers re-wrapped inside a loss that has no graph at all.
+
+    Only when the whole expression surely has no history (`without_graph`): a re-wrap
+    that weights a loss with a graph (`torch.tensor(weights) * criterion(out, y)`) is correct.
+    """
+    if type(expr) not in (ast.BinOp, ast.UnaryOp, ast.Call):
+        return None
+    inner = [c for c in ast.walk(expr) if type(c) is ast.Call and c is not expr and call_name(c) in REWRAPS and c.args]
+    if not inner or not without_graph(a, unit, expr, line):
+        return None
+    for call in inner:
+        conv = numbers_in(a, unit, call.args[0], line, carries_graph)
+        if conv is not None:
+            return conv
+    return None
 
 
 def _swapped_unpack(a: FileAnalysis, unit, expr: ast.expr, line: int) -> ast.Assign | None:

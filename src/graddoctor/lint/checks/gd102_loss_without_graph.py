@@ -6,8 +6,9 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
-from graddoctor.lint.analysis.numbers import REWRAPS, numbers_in
-from graddoctor.lint.analysis.values import backward_calls, carries_graph, chain
+from graddoctor.lint.analysis.numbers import REWRAPS, numbers_in, prediction_round_trip
+from graddoctor.lint.analysis.returns import returned
+from graddoctor.lint.analysis.values import backward_calls, carries_graph, chain, is_loss_call, names_in
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD102"
@@ -26,8 +27,13 @@ CUTS = {
 _FUNCTION_CUTS = frozenset({"argmax", "argmin", "round", "sign"})
 
 
-def cut_reason(a: FileAnalysis, unit, expr: ast.expr, line: int) -> tuple[ast.AST, ast.expr, str] | None:
-    """(the cut, the tensor it cuts, why) when `expr` ends the graph."""
+def cut_reason(a: FileAnalysis, unit, expr: ast.expr, line: int,
+               past_loss_call: bool = False) -> tuple[ast.AST, ast.expr, str] | None:
+    """(the cut, the tensor it cuts, why) when `expr` ends the graph.
+
+    `past_loss_call`: the chain from backward() already went through a loss function, so
+    `expr` is what the loss function was given (the prediction), not the loss itself.
+    """
     if isinstance(expr, ast.Attribute) and expr.attr == "data":
         return expr, expr.value, "`.data` is a view without autograd history"
     if isinstance(expr, ast.Compare):
@@ -39,28 +45,90 @@ def cut_reason(a: FileAnalysis, unit, expr: ast.expr, line: int) -> tuple[ast.AS
             return expr, func.value, CUTS[name]
         if name in _FUNCTION_CUTS and expr.args and (dotted(func) in ("round", f"torch.{name}")):
             return expr, expr.args[0], CUTS[name]  # torch.argmax(logits, 1), round(p)
-        if name in REWRAPS and expr.args and not numbers_in(a, unit, expr.args[0], line):
-            return expr, expr.args[0], f"`{name}(...)` copies the values into a new tensor without history"
+        if name in REWRAPS and expr.args:
+            numbers = numbers_in(a, unit, expr.args[0], line)
+            if numbers is None:
+                return expr, expr.args[0], f"`{name}(...)` copies the values into a new tensor without history"
+            if prediction_round_trip(numbers, past_loss_call):
+                source = numbers.func.value  # type: ignore[union-attr]
+                while (isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute)
+                       and source.func.attr in ("detach", "cpu", "clone", "contiguous")):
+                    source = source.func.value  # `out.detach().cpu().numpy()`: the tensor is `out`
+                return numbers, source, (
+                    f"a numpy round trip: `.numpy()` copies the values out of autograd and `{name}(...)` "
+                    "(line {}) makes a new tensor of them without history".format(expr.lineno))
     return None
 
 
 def check(a: FileAnalysis, r: Reporter) -> None:
     for call, recv, ctx in backward_calls(a):
+        past_loss = False
+        last = None
         for expr, line, unit in chain(a, ctx.unit, recv, call.lineno):
-            found = cut_reason(a, unit, expr, line)
+            last = (expr, line, unit)
+            found = cut_reason(a, unit, expr, line, past_loss)
+            past_loss = past_loss or (isinstance(expr, ast.Call) and is_loss_call(a, expr))
             if found is None:
                 continue
             node, operand, why = found
             if carries_graph(a, unit, operand, line - 1):  # what the name held before this line
-                hint = _hint(node)
-                r.add(
-                    CODE,
-                    f"The loss passed to backward (line {call.lineno}) has no graph: `{r.segment(node)}` cuts it; {why}.",
-                    node,
-                    related=[r.related(call.lineno, "backward is called here")],
-                    hint=hint,
-                )
+                _report(r, call, node, why)
             break
+        else:
+            if last is not None:
+                _inside_loss_module(a, r, call, *last)
+
+
+def _report(r: Reporter, backward: ast.Call, node: ast.AST, why: str, extra: list | None = None) -> None:
+    r.add(
+        CODE,
+        f"The loss passed to backward (line {backward.lineno}) has no graph: `{r.segment(node)}` cuts it; {why}.",
+        node,
+        related=(extra or []) + [r.related(backward.lineno, "backward is called here")],
+        hint=_hint(node),
+    )
+
+
+def _inside_loss_module(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: ast.expr, line: int, unit) -> None:
+    """The chain ended at `criterion(pred, y)`, a module of a class of this file: look inside its `forward`.
+
+    A cut there of one of forward's own parameters counts when the call site passes it a value with
+    a graph (`criterion(model(x), y)`): a custom loss that round-trips its prediction through numpy.
+    """
+    if not isinstance(expr, ast.Call):
+        return
+    key = dotted(expr.func)
+    ctor = a.names.call.get(key) if key else None
+    info = a.classes.get(call_name(ctor)) if isinstance(ctor, ast.Call) else None
+    forward = info.methods.get("forward") if info is not None and info.is_module else None
+    inner = a.method_unit(forward) if forward is not None else None
+    if inner is None:
+        return
+    params = [p.arg for p in forward.args.args[1:]]  # without self
+    rets = returned(a, forward)
+    returned_names = set().union(*(names_in(ret.value) for ret in rets)) if rets else set()
+    # what forward returns, followed back; and the values of the names it returns from
+    # (`pred = torch.tensor(arr)` ... `return ((pred - target) ** 2).mean()`)
+    candidates = [c for ret in rets for c in chain(a, inner, ret.value, ret.lineno)]
+    candidates += [(stmt.value, stmt.lineno, inner) for stmt in ast.walk(forward)
+                   if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                   and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in returned_names]
+    for sub, sub_line, sub_unit in candidates:
+        found = cut_reason(a, sub_unit, sub, sub_line, past_loss_call=True)
+        if found is None:
+            continue
+        node, operand, why = found
+        name = operand.id if isinstance(operand, ast.Name) and sub_unit is inner else None
+        cut_line = getattr(node, "lineno", sub_line)
+        if name in params and all(b.line >= cut_line for b in inner.bindings.get(name, [])):
+            position = params.index(name)  # forward's parameter: judged by what the call passes
+            given = expr.args[position] if position < len(expr.args) else None
+            graph = given is not None and carries_graph(a, unit, given, line)
+        else:
+            graph = carries_graph(a, sub_unit, operand, sub_line - 1)
+        if graph:
+            _report(r, backward, node, why, [r.related(expr.lineno, f"`{r.segment(expr.func)}(...)` is called here")])
+            return
 
 
 _DISCRETE = frozenset({"argmax", "argmin", "round", "sign", "long", "int", "bool"})

@@ -1,15 +1,18 @@
 """GD211: a model with dropout or batch norm evaluated without `eval()`.
 
 Only what the file shows is judged, and only for models whose layers are visible:
-a name bound to `nn.Sequential(...)` holding dropout / batch norm, or to a class
-of the file whose `__init__` builds them, and trained in the file (its
+a name bound to `nn.Sequential(...)` holding dropout / batch norm, to a class
+of the file whose `__init__` builds them, or to a factory function of the file
+that returns one of those (`model = make_model()`), and trained in the file (its
 `.parameters()` given to something, an optimizer). Two places count as evaluations:
 
 - a call of the model in a statement after a training loop (a loop that calls
   `backward()` and `step()`) of the same block, itself no training (no `backward()`);
 - a call of the model inside an evaluation function (named `evaluate`, `test`,
   `validate`..., or whose body runs under `no_grad`/`inference_mode`), made with the
-  model (an argument at a call site of the file, or the global).
+  model (an argument at a call site of the file, or the global);
+- a call of `self.model` in such a method of a plain trainer class (no base class) whose
+  `__init__` builds that one model and which never calls `self.model.eval()`.
 
 Silent when `eval()` / `train(False)` is called on the model anywhere before the
 evaluation in the same function, in the evaluation function, or before its call
@@ -24,7 +27,8 @@ import re
 
 from graddoctor.finding import Related
 from graddoctor.lint.analysis.model import FileAnalysis
-from graddoctor.lint.analysis.names import call_name
+from graddoctor.lint.analysis.names import call_name, dotted
+from graddoctor.lint.analysis.returns import returned
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD211"
@@ -54,14 +58,28 @@ def _sensitive_classes(a: FileAnalysis) -> set[str]:
     return out
 
 
-def _builds_sensitive(a: FileAnalysis, value: ast.AST, classes: set[str]) -> bool:
+def _builds_sensitive(a: FileAnalysis, value: ast.AST, classes: set[str], depth: int = 2) -> bool:
     value = _base(value)
     if not isinstance(value, ast.Call):
         return False
     name = _call_name(value)
     if name in classes:
         return True
-    return name == "Sequential" and bool(_LAYERS.search(ast.get_source_segment(a.source, value) or ""))
+    if name == "Sequential" and bool(_LAYERS.search(ast.get_source_segment(a.source, value) or "")):
+        return True
+    # `model = make_model()`: a factory function of this file that returns such a model
+    factory = a.functions.get(name) if isinstance(value.func, ast.Name) and depth > 0 else None
+    return factory is not None and any(
+        _returns_sensitive(a, factory, ret.value, classes, depth - 1) for ret in returned(a, factory))
+
+
+def _returns_sensitive(a: FileAnalysis, factory: ast.AST, value: ast.AST, classes: set[str], depth: int) -> bool:
+    """A factory's returned value builds such a model, directly or through a name bound in the factory."""
+    if isinstance(value, ast.Name):
+        bound = [n.value for n in ast.walk(factory) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == value.id]
+        return any(_builds_sensitive(a, v, classes, depth) for v in bound)
+    return _builds_sensitive(a, value, classes, depth)
 
 
 def _models(a: FileAnalysis, classes: set[str]) -> dict[str, int]:
@@ -211,6 +229,61 @@ def _in_evaluation_functions(a: FileAnalysis, models: dict[str, int], r: Reporte
                         f"in `{fn.name}()`, an evaluation called at line {site.lineno},", reported, outer)
 
 
+def _self_models(a: FileAnalysis, info, classes: set[str]) -> list[str]:
+    """`self.model` built in `__init__` as a visibly train-mode-sensitive model, and trained (`.parameters()`)."""
+    init = info.methods.get("__init__")
+    if init is None:
+        return []
+    found = []
+    for node in ast.walk(init):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) \
+                and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == "self" \
+                and _builds_sensitive(a, node.value, classes):
+            found.append(node.targets[0].attr)
+    text = ast.get_source_segment(a.source, info.node) or ""
+    return [attr for attr in found if f"self.{attr}.parameters()" in text]
+
+
+def _self_calls(node: ast.AST, attr: str, methods: tuple[str, ...] | None = None) -> list[ast.Call]:
+    """`self.<attr>(...)` (methods None) or `self.<attr>.<method>(...)` calls under `node`."""
+    out = []
+    for sub in ast.walk(node):
+        if not isinstance(sub, ast.Call) or not isinstance(sub.func, ast.Attribute):
+            continue
+        target = sub.func if methods is None else sub.func.value
+        if methods is not None and sub.func.attr not in methods:
+            continue
+        if isinstance(target, ast.Attribute) and target.attr == attr and isinstance(target.value, ast.Name) \
+                and target.value.id == "self":
+            out.append(sub)
+    return out
+
+
+def _in_evaluation_methods(a: FileAnalysis, classes: set[str], r: Reporter, reported: set) -> None:
+    """A trainer class whose evaluation method calls `self.model(...)` and nothing in the class sets eval mode."""
+    for info in a.classes.values():
+        if info.is_module or any((dotted(b) or "") != "object" for b in info.node.bases):
+            # a network's own methods (its forward is no evaluation), or a framework's class
+            # (LightningModule, a Trainer subclass), which switches modes itself around validation
+            continue
+        attrs = _self_models(a, info, classes)
+        if len(attrs) != 1:
+            continue  # several networks (a GAN's G and D): which one is evaluated how is not plain
+        attr = attrs[0]
+        sets_eval = [c for c in _self_calls(info.node, attr, ("eval", "train"))
+                     if c.func.attr == "eval" or (c.args and isinstance(c.args[0], ast.Constant)  # type: ignore[union-attr]
+                                                  and c.args[0].value is False)]
+        if sets_eval:
+            continue
+        for fn in info.methods.values():
+            if fn.name == "__init__" or _has_backward(fn) or not (_EVAL_NAMES.match(fn.name) or _grad_off(fn)):
+                continue
+            calls = _self_calls(fn, attr)
+            if calls:
+                _report(r, calls[0], f"`self.{attr}`", fn, f"in `{fn.name}()`, an evaluation,", reported,
+                        f"self.{attr}")
+
+
 def _eval_before(a: FileAnalysis, name: str, line: int) -> bool:
     """`name.eval()` (or train(False)) somewhere above `line` in the file: the path may well set it."""
     return any(c.lineno < line for c in _sets_eval(a.tree, name))
@@ -229,6 +302,7 @@ def _report(r: Reporter, call: ast.Call, shown: str, context: ast.AST, where: st
         "with the evaluation data.",
         call,
         related=[Related(r.filename, context.lineno, "the training loop" if isinstance(context, (ast.For, ast.While))
+                         else "the evaluation method" if isinstance(context, ast.FunctionDef)
                          else "the evaluation is called here")],
         hint=f"Call `{name}.eval()` before evaluating (and `{name}.train()` again before training).",
     )
@@ -237,10 +311,12 @@ def _report(r: Reporter, call: ast.Call, shown: str, context: ast.AST, where: st
 def check(a: FileAnalysis, r: Reporter) -> None:
     if not _LAYERS.search(a.source) or ".parameters()" not in a.source:
         return
-    models = _models(a, _sensitive_classes(a))
+    classes = _sensitive_classes(a)
+    reported: set = set()
+    _in_evaluation_methods(a, classes, r, reported)
+    models = _models(a, classes)
     models = {n: line for n, line in models.items() if not _feeds_another_model(a, n, set(models))}
     if not models:
         return
-    reported: set = set()
     _after_training(a, {n: line for n, line in models.items() if not _eval_before(a, n, 10**9)}, r, reported)
     _in_evaluation_functions(a, models, r, reported)

@@ -14,6 +14,7 @@ import re
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted, keyword, strip_to
+from graddoctor.lint.analysis.returns import returned
 from graddoctor.lint.analysis.scan import lines_matching, walk_lines
 from graddoctor.lint.analysis.values import is_model_call
 from graddoctor.lint.checks._model_outputs import made_by
@@ -71,8 +72,13 @@ def _linear_to_one(expr: ast.expr) -> bool:
     return isinstance(out, ast.Constant) and out.value == 1
 
 
-def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> bool:
+def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = 4,
+                     datasets: bool = True) -> bool:
+    if datasets and _scalar_dataset_item(a, unit, expr, line, depth):
+        return True
     origin = _origin(a, unit, expr, line)
+    if isinstance(origin, ast.BinOp) and depth > 0:
+        return _one_dimensional_arithmetic(a, unit, origin, line, depth - 1)
     for _ in range(3):  # y[i:i + 32] keeps what y is
         if isinstance(origin, ast.Subscript) and isinstance(origin.slice, ast.Slice):
             origin = _origin(a, unit, origin.value, line)
@@ -97,6 +103,117 @@ def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> 
         keeps = isinstance(keep, ast.Constant) and keep.value is True
         return isinstance(dim, ast.Constant) and dim.value in (1, -1) and not keeps and _two_dimensional_input(origin)
     return False
+
+
+def _one_dimensional_arithmetic(a: FileAnalysis, unit: Unit, op: ast.BinOp, line: int, depth: int) -> bool:
+    """`x @ torch.randn(7)` (a matrix times a vector), `v + 0.1 * torch.randn(n)`: 1-D from 1-D parts."""
+    if isinstance(op.op, ast.MatMult):
+        return _one_dimensional(a, unit, op.right, line, depth, datasets=False)
+    if not isinstance(op.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        return False
+    sides = [op.left, op.right]
+    one_d = [_one_dimensional(a, unit, x, line, depth, datasets=False) for x in sides]
+    # (N,) with (N,) or with a plain number: never an (N, 1) or (N, D) part that would broadcast it up
+    return any(one_d) and all(o or _scalar(x) for o, x in zip(one_d, sides))
+
+
+def _scalar(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
+
+
+def _scalar_dataset_item(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> bool:
+    """`for xb, yb in loader` where the loader's Dataset (a class of this file) returns `self.y[idx]` of a
+    1-D `self.y` for that item: the DataLoader stacks those scalars into an (N,) batch."""
+    expr = strip_to(expr)
+    if not isinstance(expr, ast.Name):
+        return False
+    b = a.binding_before(unit, expr.id, line)
+    if b is None or not isinstance(b.stmt, ast.For):
+        return False
+    index, iterable = _loop_position(b.stmt, expr.id)
+    if index is None:
+        return False
+    loader = _built_by(a, unit, iterable, b.line, 3)
+    if not (isinstance(loader, ast.Call) and call_name(loader) == "DataLoader"):
+        return False
+    dataset_arg = loader.args[0] if loader.args else keyword(loader, "dataset")
+    dataset = _built_by(a, unit, dataset_arg, loader.lineno, 3) if dataset_arg is not None else None
+    info = a.classes.get(call_name(dataset)) if isinstance(dataset, ast.Call) else None
+    getitem = info.methods.get("__getitem__") if info is not None else None
+    init = info.methods.get("__init__") if info is not None else None
+    init_unit = a.method_unit(init) if init is not None else None
+    if getitem is None or init_unit is None:
+        return False
+    items = [r.value.elts[index] for r in returned(a, getitem)
+             if isinstance(r.value, ast.Tuple) and index < len(r.value.elts)]
+    return bool(items) and all(_row_of_one_dimensional(a, init_unit, item, depth) for item in items)
+
+
+def _loop_position(stmt: ast.For, name: str) -> tuple[int | None, ast.expr]:
+    """`for xb, yb in loader` -> (1, loader) for yb; `for i, (xb, yb) in enumerate(loader)` too."""
+    target, iterable = stmt.target, stmt.iter
+    if (isinstance(iterable, ast.Call) and call_name(iterable) == "enumerate" and iterable.args
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2):
+        target, iterable = target.elts[1], iterable.args[0]
+    if isinstance(target, ast.Tuple):
+        for i, elt in enumerate(target.elts):
+            if isinstance(elt, ast.Name) and elt.id == name:
+                return i, iterable
+    return None, iterable
+
+
+def _row_of_one_dimensional(a: FileAnalysis, init_unit: Unit, item: ast.expr, depth: int) -> bool:
+    """`self.y[idx]` (one index, not a slice) where `__init__` makes `self.y` one-dimensional, also
+    wrapped as `torch.tensor(self.y[idx], ...)` or `float(self.y[idx])` (a scalar either way)."""
+    if (isinstance(item, ast.Call) and len(item.args) == 1
+            and (call_name(item) in ("tensor", "as_tensor") and isinstance(item.func, ast.Attribute)
+                 and dotted(item.func.value) == "torch" or call_name(item) == "float")):
+        item = item.args[0]
+    if not (isinstance(item, ast.Subscript) and not isinstance(item.slice, (ast.Slice, ast.Tuple))):
+        return False
+    key = dotted(item.value)
+    bindings = init_unit.bindings.get(key) if key and key.startswith("self.") else None
+    if not bindings:
+        return False
+    value = bindings[-1].value
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "tolist"
+            and not value.args):
+        value = value.func.value  # `(...).tolist()` of a 1-D tensor: a list of numbers, one per row
+    return _one_dimensional(a, init_unit, value, bindings[-1].line, depth, datasets=False)
+
+
+def _built_by(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> ast.expr | None:
+    """The expression a name was built from: in its function, else from the call sites that pass it
+    (`train(model, loader, ...)`), else at module level."""
+    expr = strip_to(expr)
+    if not isinstance(expr, ast.Name) or depth <= 0:
+        return expr
+    b = a.binding_before(unit, expr.id, line)
+    if b is not None:
+        if not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)) or (
+                b.value is getattr(b.stmt, "value", None)
+                and any(isinstance(t, (ast.Tuple, ast.List)) for t in getattr(b.stmt, "targets", ()))):
+            return None
+        return _built_by(a, unit, b.value, b.line, depth - 1)
+    function = unit.node if isinstance(unit.node, ast.FunctionDef) else None
+    params = [p.arg for p in function.args.args] if function is not None else []
+    if function is not None and expr.id in params and unit.cls is None:
+        position = params.index(expr.id)
+        built = []
+        for call, ctx in a.calls:
+            if not (isinstance(call.func, ast.Name) and call.func.id == function.name):
+                continue
+            arg = call.args[position] if position < len(call.args) else keyword(call, expr.id)
+            if arg is not None:
+                built.append(_built_by(a, ctx.unit, arg, call.lineno, depth - 1))
+        # one answer only when every call site agrees on what it passes
+        return built[0] if built and all(ast.dump(x) == ast.dump(built[0]) for x in built if x is not None) \
+            and all(x is not None for x in built) else None
+    if unit is not a.units[0] and expr.id not in params:
+        return _built_by(a, a.units[0], expr, 10**9, depth - 1)  # a global the function reads
+    return None
 
 
 def _two_dimensional_input(call: ast.Call) -> bool:

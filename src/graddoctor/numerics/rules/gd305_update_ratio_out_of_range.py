@@ -34,7 +34,8 @@ def update_ratio_out_of_range(stats, track) -> list[Finding]:
     ratios.sort()
     median = ratios[len(ratios) // 2]
     if opts.ratio_low <= median <= opts.ratio_high:
-        return []
+        early = _early_steps_too_large(stats, track, key, median)
+        return [early] if early is not None else []
     small = median < opts.ratio_low
     layers = [stats.layer_name(k) for k, t in stats.layers.items() if t.ratio is not None and
               (t.ratio < opts.ratio_low if small else t.ratio > opts.ratio_high)]
@@ -91,6 +92,37 @@ def _adaptive_too_large(stats, track, key: int | None) -> Finding | None:
         f"{early[0]:.2g} of their size (healthy is around 1e-3). {consequence}",
         severity=None if evidence else Severity.INFO,
         hint=f"Use a learning rate below {lr:g} suited to {track.kind}: {usual}.",
+        related=_built_at(stats, track, key),
+        **track.where.shown(),
+    )
+
+
+def _early_steps_too_large(stats, track, key: int | None, median: float) -> Finding | None:
+    """The first full-lr steps rewrote the weights, and the run shows the harm; later steps look normal.
+
+    With SGD at a learning rate far too large (lr=1.0 on a small regression), the first
+    steps change the weights by several times their size, push ReLU units out of their
+    active range or saturate them, and from then on only the few parameters still
+    reached (a bias) move, by a small fraction of all the weights: the median ratio
+    looks healthy while the loss oscillates at a constant or rising level. A warning only
+    with that evidence (harm.py); a large first step on a loss that then falls is nothing.
+    """
+    opts = stats.options
+    early = [r for r, lr in track.early if r > 0 and lr >= 0.5 * track.max_lr]
+    if not early or max(early) <= opts.ratio_high or key is None:
+        return None
+    evidence = harm(stats, key)
+    if evidence is None:
+        return None
+    lr = track.max_lr
+    shown = ", ".join(f"{r:.2g}" for r in early)
+    return make(
+        "GD305",
+        f"The first optimizer steps changed the weights by {shown} of their size (healthy is around 1e-3): "
+        f"the learning rate ({lr:g}) looks too large: those steps rewrote the weights, and later ones moved "
+        f"them by much less (median {median:.2g}), as happens when large early steps leave units dead or "
+        f"saturated so that little of the model is still trained; {evidence}.",
+        hint=f"Lower the learning rate below {lr:g} (try {_scaled(lr, 0.1)}), or clip the gradient norm.",
         related=_built_at(stats, track, key),
         **track.where.shown(),
     )
