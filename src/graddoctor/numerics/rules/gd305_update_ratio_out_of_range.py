@@ -52,6 +52,7 @@ def update_ratio_out_of_range(stats, track) -> list[Finding]:
             severity=Severity.INFO if falling else None, subjects=layers,
             hint=f"Raise the learning rate above {lr:g} (try {_scaled(lr, 100)}), or check that it is not "
                  "scaled down by a scheduler or a loss divided by a large constant.",
+            related=_built_at(stats, track, key),
             **track.where.shown(),
         )]
     evidence = harm(stats, key) if key is not None else None
@@ -61,6 +62,7 @@ def update_ratio_out_of_range(stats, track) -> list[Finding]:
         + (f", and {evidence}." if evidence else ". The loss falls all the same, so this is information only."),
         severity=None if evidence else Severity.INFO, subjects=layers,
         hint=f"Lower the learning rate below {lr:g} (try {_scaled(lr, 0.1)}), or clip the gradient norm.",
+        related=_built_at(stats, track, key),
         **track.where.shown(),
     )]
 
