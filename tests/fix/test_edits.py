@@ -106,6 +106,22 @@ def test_accumulation_near_misses_get_no_edit(tmp_path, line):
     assert _after(tmp_path, line, ("GD207", 1)) is None
 
 
+def test_a_number_kept_in_a_name_and_rewrapped_later_is_kept_a_tensor_throughout(tmp_path):
+    # "backward() complained that the loss does not require grad, so:" -- the .item() and the
+    # re-wrap go together; the same name in another function is not touched
+    after = _after(tmp_path, """\
+        def compute_loss(logits, labels):
+            loss = criterion(logits, labels)
+            loss_value = loss.item()
+            return torch.tensor(loss_value, requires_grad=True)
+
+        def log(loss_value):
+            return torch.tensor(loss_value)
+        """, ("GD101", 3))
+    assert after.splitlines()[2:4] == ["    loss_value = loss", "    return loss_value"]
+    assert after.splitlines()[6] == "    return torch.tensor(loss_value)"
+
+
 def test_two_numbers_on_one_line_are_not_guessed(tmp_path):
     assert _after(tmp_path, "acc = float(correct) / float(total)\n", ("GD101", 1)) is None
 
