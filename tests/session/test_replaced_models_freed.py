@@ -193,3 +193,47 @@ def test_parameters_of_freed_folds_are_freed_and_the_layer_table_is_the_last_fol
     assert [row.name for row in report.layers] == [f"model#{FOLDS}.0", f"model#{FOLDS}.2"], report.layers
     assert not [f for f in report.findings if f.severity >= Severity.WARNING], report.findings
     assert report.steps_observed == FOLDS * 30
+
+
+def _two_phases(rebuild_without_head: bool):
+    """Phase 1 trains `net` (body and head) with an optimizer built inline and dropped; phase 2
+    either distils a student from the frozen `net` (correct), or rebuilds the optimizer over the
+    body only while the head still gets gradients (GD106: the head is trained by no optimizer)."""
+    torch.manual_seed(0)
+    x = torch.randn(64, 8)
+    y = (x[:, 0] > 0).long()
+    net = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
+
+    def train(model, optimizer, steps, loss_of):
+        for _ in range(steps):
+            optimizer.zero_grad()
+            loss_of(model).backward()
+            optimizer.step()
+
+    w = graddoctor.watch()
+    with w:
+        train(net, torch.optim.Adam(net.parameters(), lr=1e-2), 20, lambda m: nn.functional.cross_entropy(m(x), y))
+        if rebuild_without_head:
+            train(net, torch.optim.SGD(net[0].parameters(), lr=1e-2), 20,
+                  lambda m: nn.functional.cross_entropy(m(x), y))
+        else:
+            student = nn.Linear(8, 2)
+
+            def distill(m):
+                with torch.no_grad():
+                    soft = net(x).softmax(1)
+                return nn.functional.kl_div(m(x).log_softmax(1), soft, reduction="batchmean")
+
+            train(student, torch.optim.SGD(student.parameters(), lr=0.1), 20, distill)
+    return w.report()
+
+
+def test_a_teacher_trained_by_an_optimizer_since_dropped_is_not_gd106():
+    report = _two_phases(rebuild_without_head=False)
+    assert not [f for f in report.findings if f.severity >= Severity.WARNING], report.findings
+
+
+def test_a_head_left_out_of_the_rebuilt_optimizer_is_still_gd106():
+    report = _two_phases(rebuild_without_head=True)
+    [found] = [f for f in report.findings if f.code == "GD106"]
+    assert [s.split(".", 1)[1] for s in found.subjects] == ["2.weight", "2.bias"], found.subjects

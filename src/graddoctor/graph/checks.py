@@ -185,16 +185,19 @@ def check_reach(
     step: int | None = None,
     related: list[Related] | None = None,
     cuts: list | None = None,
+    held_before: set[int] = frozenset(),
 ) -> list[Finding]:
     """GD104/GD105/GD106/GD210 from the set of leaf ids that backward passes reached.
 
     `judge` are the parameters that should have got a gradient; by default the
     trainable parameters of the optimizers, or of the models when there is no
     optimizer. `cuts` (deep mode) are the cuts whose output reached the loss:
-    parameters that fed one are reported at that cut, the rest at `where`.
+    parameters that fed one are reported at that cut, the rest at `where`. `held_before` are
+    the ids of parameters that an optimizer since freed held (a teacher trained in a first
+    phase by an optimizer the script dropped): they were in an optimizer.
     """
     findings: list[Finding] = []
-    in_optimizer: set[int] = set()
+    in_optimizer: set[int] = set(held_before)
     for record in optimizers:
         in_optimizer |= record.param_ids()
     if judge is None:

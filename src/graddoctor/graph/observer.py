@@ -32,6 +32,7 @@ class GraphObserver(Observer):
         self.walk_every = walk_every
         self.cut_source = cuts  # deep mode: names the line that cut a path
         self._reached: dict[int, weakref.ref] = {}  # id -> leaf, of every leaf a walk reached
+        self._reached_at: dict[int, int] = {}  # id -> the index of the last walked backward that reached it
         self._reached_bound = 1024  # pruned of freed leaves when it grows past this
         self._found: list[Finding] = []
         self.first_backward: Location | None = None
@@ -68,6 +69,7 @@ class GraphObserver(Observer):
                     ref = reached.get(id(leaf))
                     if ref is None or ref() is not leaf:  # a freed tensor's id is another's now
                         reached[id(leaf)] = weakref.ref(leaf)
+                    self._reached_at[id(leaf)] = event.index
                 if len(reached) > self._reached_bound:
                     self._forget_freed()
                 if event.index:
@@ -76,6 +78,7 @@ class GraphObserver(Observer):
     def _forget_freed(self) -> None:
         """Drop the leaves freed since (replaced models'): the table stays the size of what lives."""
         self._reached = {key: ref for key, ref in self._reached.items() if ref() is not None}
+        self._reached_at = {key: self._reached_at[key] for key in self._reached if key in self._reached_at}
         self._reached_bound = max(1024, 2 * len(self._reached))
 
     def on_call(self, event: CallEvent) -> None:
@@ -104,12 +107,19 @@ class GraphObserver(Observer):
         else:
             touched = {index.owner[pid] for pid in reached if pid in index.owner}
             judge = [p for pid, p in index.params.items() if index.owner[pid] in touched and p.requires_grad]
-        reach = check_reach(index, optimizers, reached, self.first_backward, judge=judge, cuts=self._cuts())
+        reach = check_reach(index, optimizers, reached, self.first_backward, judge=judge, cuts=self._cuts(),
+                            held_before=self._trained_before(session))
         if not reached and any(f.code in _LOSS_HAS_NO_GRAPH for f in out):
             # Nothing was reached because the loss itself has no graph: that finding says it all.
             reach = [f for f in reach if f.code not in ("GD101", "GD104", "GD110")]
         out.extend(self.replaced.explain(f, session) for f in reach)
         return out
+
+    def _trained_before(self, session) -> set[int]:
+        """Parameters of an optimizer the script dropped, not reached since (a teacher trained
+        first, then used under no_grad): they were in an optimizer. One reached after its
+        optimizer was freed is trained by no optimizer now (a rebuilt optimizer that left it out)."""
+        return {id(p) for p, freed_at in session.former_params() if self._reached_at.get(id(p), -1) < freed_at}
 
     def explain_exception(self, exc: BaseException, where: Location) -> list[Finding]:
         """`'NoneType' object has no attribute 'zero_'` and kin: say which of the three cases it is."""

@@ -78,6 +78,10 @@ class Session:
         self._found_optimizers: dict[int, weakref.ref] = {}  # optimizer id -> the optimizer, while it lives
         self._recent: dict[int, torch.optim.Optimizer] = {}
         self._freed_steps: dict[str, int] = {}  # name -> steps, of the found optimizers since freed
+        # the parameters of each found optimizer, weakly, and of those since freed: they were trained
+        # (tensors compare by value, so not WeakSets: parameter id -> weak reference)
+        self._params_of: dict[int, dict[int, weakref.ref]] = {}
+        self._former_params: dict[int, tuple[weakref.ref, int]] = {}  # ... -> (ref, backward count when freed)
         self._freed_most = 0  # the most steps of one of those
         self._name_order: list[str] = []  # every optimizer's name, in order of first step
         # optimizers given by name (`watch(models, {"G": opt_G, "D": opt_D})`) keep that name
@@ -191,13 +195,30 @@ class Session:
         found = [opt for opt in (ref() for ref in list(self._found_optimizers.values())) if opt is not None]
         return record_for(self._optimizers + found)
 
+    def former_params(self) -> list[tuple[torch.Tensor, int]]:
+        """The parameters, still alive, of optimizers the script has since dropped, each with the
+        number of backward passes run when its optimizer was freed."""
+        out = []
+        for key, (ref, freed_at) in list(self._former_params.items()):
+            p = ref()
+            if p is None:
+                del self._former_params[key]
+            else:
+                out.append((p, freed_at))
+        return out
+
     def _adopt(self, optimizer: torch.optim.Optimizer) -> None:
         """Know an optimizer that was not given: weakly (see `__init__`), and strongly while recent."""
         key = id(optimizer)
         if key not in self._recent:
             self._recent[key] = optimizer
+        if any(o is optimizer for o in self._optimizers):
+            return
+        # read again at its first step: param groups may have been added since it was built
+        self._params_of.setdefault(key, {}).update(
+            (id(p), weakref.ref(p)) for group in optimizer.param_groups for p in group["params"])
         ref = self._found_optimizers.get(key)
-        if (ref is not None and ref() is optimizer) or any(o is optimizer for o in self._optimizers):
+        if ref is not None and ref() is optimizer:
             return
         self._found_optimizers[key] = weakref.ref(optimizer, lambda ref: self._optimizer_freed(key, ref))
 
@@ -206,6 +227,8 @@ class Session:
         by it moves to its name (its steps stay in the report)."""
         if self._found_optimizers.get(key) is ref:
             del self._found_optimizers[key]
+            freed_at = self.backward_count
+            self._former_params.update((pid, (p, freed_at)) for pid, p in self._params_of.pop(key, {}).items())
         self._stepped.discard(key)
         steps = self.steps_by_optimizer.pop(key, 0)
         name = self._optimizer_names.pop(key, None)
