@@ -87,8 +87,8 @@ def drop_superseded(findings: list[Finding]) -> list[Finding]:
                 # the message was written for every subject: say which ones the other finding has
                 moved = [s for s in f.subjects if s in taken]
                 by = sorted({taken[s] for s in moved})
-                f.message += f" Of these, {name_list(moved)} {'is' if len(moved) == 1 else 'are'} reported under {', '.join(by)}."
+                verb = "is" if len(moved) == 1 else "are"
+                f.message += f" Of these, {name_list(moved)} {verb} reported under {', '.join(by)}."
                 f.subjects = left
         out.append(f)
     return out
-

@@ -46,7 +46,6 @@ def is_ours(obj: Any) -> bool:
     return bool(getattr(getattr(obj, "__self__", obj), HIDDEN, False))
 
 
-
 def _hide() -> Callable[[], None]:
     """Dynamo's enter hook: take our modes and hooks off; returns what puts them back."""
     global calls
