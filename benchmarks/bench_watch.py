@@ -48,21 +48,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 from graddoctor import watch  # noqa: E402
 
 
+def _training(model: nn.Module, opt: torch.optim.Optimizer, loss_of):
+    """(model, optimizer, one plain training step computing `loss_of()`)."""
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = loss_of()
+        loss.backward()
+        opt.step()
+
+    return model, opt, step
+
+
 def gpt2(device="cpu"):
     from transformers import GPT2Config, GPT2LMHeadModel
 
     cfg = GPT2Config(n_layer=4, n_embd=256, n_head=4, n_positions=128, vocab_size=50257)
     model = GPT2LMHeadModel(cfg).to(device)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
     ids = torch.randint(0, cfg.vocab_size, (8, 128), device=device)
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        loss = model(input_ids=ids, labels=ids).loss
-        loss.backward()
-        opt.step()
-
-    return model, opt, step
+    return _training(model, torch.optim.AdamW(model.parameters(), lr=3e-4),
+                     lambda: model(input_ids=ids, labels=ids).loss)
 
 
 def cnn(device="cpu"):
@@ -71,16 +76,9 @@ def cnn(device="cpu"):
         nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
         nn.Flatten(), nn.Linear(64 * 8 * 8, 10),
     ).to(device)
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     x, y = torch.randn(64, 3, 32, 32, device=device), torch.randint(0, 10, (64,), device=device)
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-
-    return model, opt, step
+    return _training(model, torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9),
+                     lambda: F.cross_entropy(model(x), y))
 
 
 def mlp24(device="cpu"):
@@ -88,32 +86,16 @@ def mlp24(device="cpu"):
     for _ in range(24):
         blocks += [nn.Linear(64, 64), nn.LayerNorm(64), nn.GELU()]
     model = nn.Sequential(*blocks).to(device)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     x, y = torch.randn(32, 64, device=device), torch.randn(32, 64, device=device)
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        loss = F.mse_loss(model(x), y)
-        loss.backward()
-        opt.step()
-
-    return model, opt, step
+    return _training(model, torch.optim.Adam(model.parameters(), lr=1e-3), lambda: F.mse_loss(model(x), y))
 
 
 def mlp3(device="cpu"):
     """The smallest real step: Linear 32-64-64-1 with ReLU, batch 64, Adam. Its plain step is a
     fraction of a millisecond, so what graddoctor costs per step shows undiluted."""
     model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 1)).to(device)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     x, y = torch.randn(64, 32, device=device), torch.randn(64, 1, device=device)
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        loss = F.mse_loss(model(x), y)
-        loss.backward()
-        opt.step()
-
-    return model, opt, step
+    return _training(model, torch.optim.Adam(model.parameters(), lr=1e-3), lambda: F.mse_loss(model(x), y))
 
 
 def stack_of(layers: int):
@@ -125,16 +107,8 @@ def stack_of(layers: int):
         for _ in range(layers):
             blocks += [nn.Linear(32, 32), nn.ReLU()]
         model = nn.Sequential(*blocks).to(device)
-        opt = torch.optim.SGD(model.parameters(), lr=1e-3)
         x, y = torch.randn(16, 32, device=device), torch.randn(16, 32, device=device)
-
-        def step():
-            opt.zero_grad(set_to_none=True)
-            loss = F.mse_loss(model(x), y)
-            loss.backward()
-            opt.step()
-
-        return model, opt, step
+        return _training(model, torch.optim.SGD(model.parameters(), lr=1e-3), lambda: F.mse_loss(model(x), y))
 
     return make
 
