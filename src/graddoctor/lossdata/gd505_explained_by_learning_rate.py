@@ -14,15 +14,11 @@ small lr) is left as it is.
 from __future__ import annotations
 
 from graddoctor.finding import Finding, Severity
+from graddoctor.numerics.rules.gd305_update_ratio_out_of_range import too_large
 
 
 def _lr_cause(f: Finding) -> bool:
-    if f.severity < Severity.WARNING:
-        return False
-    if f.code == "GD303":
-        return True
-    # GD305's two directions differ in their hint: only "too large" tells to go below the lr.
-    return f.code == "GD305" and "learning rate below" in (f.hint or "")
+    return f.severity >= Severity.WARNING and (f.code == "GD303" or too_large(f))
 
 
 def explained_by_learning_rate(findings: list[Finding]) -> list[Finding]:

@@ -21,6 +21,16 @@ ADAPTIVE = frozenset({"Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "A
                       "Adafactor", "Lion", "FusedAdam", "Adam8bit", "AdamW8bit", "PagedAdamW"})
 
 
+# How a "too large" GD305 begins its fix: `too_large` tells the two directions apart by it.
+_LOWER = "Lower the learning rate below"
+_BELOW = "Use a learning rate below"
+
+
+def too_large(finding: Finding) -> bool:
+    """Whether `finding` is a GD305 saying the learning rate is too large (not too small)."""
+    return finding.code == "GD305" and (finding.hint or "").startswith((_LOWER, _BELOW))
+
+
 def update_ratio_out_of_range(stats, track) -> list[Finding]:
     opts = stats.options
     key = _key(stats, track)
@@ -61,7 +71,7 @@ def update_ratio_out_of_range(stats, track) -> list[Finding]:
         f"{observed}: the learning rate ({lr:g}) looks too large: each step rewrites the weights"
         + (f", and {evidence}." if evidence else ". The loss falls all the same, so this is information only."),
         severity=None if evidence else Severity.INFO, subjects=layers,
-        hint=f"Lower the learning rate below {lr:g} (try {_scaled(lr, 0.1)}), or clip the gradient norm.",
+        hint=f"{_LOWER} {lr:g} (try {_scaled(lr, 0.1)}), or clip the gradient norm.",
         related=_built_at(stats, track, key),
         **track.where.shown(),
     )]
@@ -93,7 +103,7 @@ def _adaptive_too_large(stats, track, key: int | None) -> Finding | None:
         f"and lr={lr:g} is about the size of the weights themselves: its first step changed them by "
         f"{early[0]:.2g} of their size (healthy is around 1e-3). {consequence}",
         severity=None if evidence else Severity.INFO,
-        hint=f"Use a learning rate below {lr:g} suited to {track.kind}: {usual}.",
+        hint=f"{_BELOW} {lr:g} suited to {track.kind}: {usual}.",
         related=_built_at(stats, track, key),
         **track.where.shown(),
     )
@@ -124,7 +134,7 @@ def _early_steps_too_large(stats, track, key: int | None, median: float) -> Find
         f"the learning rate ({lr:g}) looks too large: those steps rewrote the weights, and later ones moved "
         f"them by much less (median {median:.2g}), as happens when large early steps leave units dead or "
         f"saturated so that little of the model is still trained; {evidence}.",
-        hint=f"Lower the learning rate below {lr:g} (try {_scaled(lr, 0.1)}), or clip the gradient norm.",
+        hint=f"{_LOWER} {lr:g} (try {_scaled(lr, 0.1)}), or clip the gradient norm.",
         related=_built_at(stats, track, key),
         **track.where.shown(),
     )
