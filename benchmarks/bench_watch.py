@@ -22,7 +22,8 @@ other jobs on a shared machine do not count, and wall time on CUDA.
 Runs on CPU, and also on CUDA when a GPU is present (`--device cuda` for that
 only): there each block ends with `torch.cuda.synchronize()`, so a host sync
 that watch() would add shows as lost overlap.
-`python benchmarks/bench_watch.py [--rounds N] [--steps N] [--only NAME] [--threads N] [--device D] [--no-fit]`.
+`python benchmarks/bench_watch.py [--rounds N] [--steps N] [--only NAME] [--threads N] [--device D] [--no-fit]`,
+or `--observers NAME` for what each observer costs per step on one workload.
 
 Workloads also include the 3-layer MLP (Linear 32-64-64-1, batch 64, Adam), the
 smallest real step; after the table, a fixed-cost line fits the extra µs per step
@@ -188,6 +189,37 @@ def measure(name: str, rounds: int | None, steps: int | None, device: str = "cpu
     return {v: statistics.median(t) for v, t in times.items()}
 
 
+def observer_costs(name: str, rounds: int | None, device: str = "cpu") -> dict[str, float]:
+    """Extra µs per step of watch() with every observer, with each one left out, and with none:
+    what an observer costs is `all - without it`; `none` is the instrumentation itself (the
+    call patches and step hooks with no observer to call). Interleaved blocks, median over rounds."""
+    torch.manual_seed(0)
+    make, n, default_rounds = {**WORKLOADS, **FIT}[name]
+    model, opt, step = make(device)
+    full = watch(model, opt)
+    names = [o.name for o in full.session.observers]
+    watches = {"all": full, "none": watch(model, opt)}
+    watches["none"].session.observers[:] = []
+    for left_out in names:
+        w = watches[f"without {left_out}"] = watch(model, opt)
+        w.session.observers[:] = [o for o in w.session.observers if o.name != left_out]
+    for w in watches.values():
+        with w:
+            for _ in range(WARM.get(name, WARM_STEPS)):
+                step()
+    times: dict[str, list[float]] = {"plain": [], **{k: [] for k in watches}}
+    for r in range(rounds or default_rounds):
+        order = list(times) if r % 2 == 0 else list(times)[::-1]
+        for variant in order:
+            if variant == "plain":
+                times[variant].append(_block(step, n, device))
+            else:
+                with watches[variant]:
+                    times[variant].append(_block(step, n, device))
+    plain = statistics.median(times["plain"])
+    return {k: (statistics.median(v) - plain) * 1e3 for k, v in times.items() if k != "plain"}
+
+
 def measure_start(name: str, rounds: int, device: str = "cpu") -> dict[str, float]:
     """ms per step over a fresh session's first START_STEPS steps (made and attached in the time), and plain."""
     torch.manual_seed(0)
@@ -221,6 +253,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--only", action="append")
     parser.add_argument("--no-fit", action="store_true", help="skip the fixed-cost fit over 3/12/48 layers")
+    parser.add_argument("--observers", metavar="NAME",
+                        help="only: what each observer costs per step on workload NAME (left out one at a time)")
     parser.add_argument("--device", choices=("cpu", "cuda"), default=None,
                         help="default: cpu, then cuda when a GPU is present")
     # One thread: on a shared 2-core machine, two spinning OpenMP threads per op make
@@ -233,6 +267,14 @@ def main(argv: list[str] | None = None) -> None:
     warnings.filterwarnings("ignore")
     devices = [args.device] if args.device else ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     names = args.only or list(WORKLOADS)
+    if args.observers:
+        costs = observer_costs(args.observers, args.rounds, devices[0])
+        print(f"[{devices[0]}] {args.observers}: extra us per step under watch() (an observer's own cost is "
+              "'all' minus 'without' it; 'none' is the instrumentation alone)")
+        for variant, extra in costs.items():
+            own = f"  -> {costs['all'] - extra:6.1f} us its own" if variant.startswith("without") else ""
+            print(f"  {variant:<28}{extra:8.1f} us{own}")
+        return
     print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s), load average "
           f"{os.getloadavg()[0]:.1f}; ms per step (CPU time on cpu, wall time on cuda): median over interleaved rounds")
     for device in devices:
