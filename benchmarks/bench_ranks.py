@@ -360,7 +360,7 @@ def simulate(world: int) -> dict:
 
     from graddoctor.distributed.channel import Channel
     from graddoctor.distributed.context import DistContext
-    from graddoctor.distributed.gd402_replicas_diverged import compact
+    from graddoctor.rules.frameworks.gd402_ddp_replicas_diverged.judge import compact
     from graddoctor.rules import make
 
     port = _free_port()

@@ -12,7 +12,7 @@ from graddoctor.rules import all_rules
 from graddoctor.rules.base import REQUIRED_SECTIONS
 
 ROOT = Path(__file__).resolve().parent.parent
-RULE_FILES = sorted((ROOT / "src" / "graddoctor" / "rules").glob("*/gd*.py"))
+RULE_FILES = sorted((ROOT / "src" / "graddoctor" / "rules").glob("*/gd*/__init__.py"))  # each rule's page
 
 
 def test_codes_are_unique_across_the_rule_files():
@@ -24,7 +24,7 @@ def test_codes_are_unique_across_the_rule_files():
 
 def test_file_names_match_codes_and_names():
     for rule in all_rules():
-        expected = f"{rule.code.lower()}_{rule.name.replace('-', '_')}.py"
+        expected = f"{rule.code.lower()}_{rule.name.replace('-', '_')}/__init__.py"
         assert (ROOT / "src" / "graddoctor" / "rules" / rule.family / expected).is_file(), expected
 
 

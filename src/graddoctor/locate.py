@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from types import FrameType, TracebackType
 from typing import Callable
 
+from graddoctor.rules.parts import is_demo_program
+
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -65,7 +67,7 @@ def _judge(filename: str) -> bool:
     real = os.path.realpath(filename)
     if real in _user_files:
         return True
-    if real.startswith(_PACKAGE_DIR + os.sep) and os.sep + "demo" + os.sep + "gallery" + os.sep not in real:
+    if real.startswith(_PACKAGE_DIR + os.sep) and not is_demo_program(real):
         return False
     if any(real.startswith(d + os.sep) for d in _LIBRARY_DIRS):
         return False

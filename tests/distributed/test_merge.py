@@ -13,7 +13,7 @@ import graddoctor
 from graddoctor.distributed.context import from_env
 from graddoctor.distributed.ddp import fingerprint
 from graddoctor.distributed.gather import RankResult, merge
-from graddoctor.distributed.gd402_replicas_diverged import compact, replicas_diverged
+from graddoctor.rules.frameworks.gd402_ddp_replicas_diverged.judge import compact, replicas_diverged
 from graddoctor.report.report import Report
 from graddoctor.rules import make
 

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from graddoctor.rules.parts import demo_programs
+
 HERE = Path(__file__).parent / "programs"
-GALLERY = Path(__file__).resolve().parents[2] / "src" / "graddoctor" / "demo" / "gallery"
 
 CASES = [
     ("gd107_lstm_tuple_state.py", "GD107"),
@@ -30,10 +31,16 @@ CASES = [
 ]
 
 
+def _demo(name: str) -> Path:
+    """A demo program by file name, wherever its rule keeps it."""
+    [path] = [p for p in demo_programs() if p.name == name]
+    return path
+
+
 def _paths(name: str) -> tuple[Path, Path]:
     if name.startswith("gallery:"):
         stem = name.split(":", 1)[1]
-        return GALLERY / stem, HERE / f"gallery_{stem[:-3]}.fixed.py"
+        return _demo(stem), HERE / f"gallery_{stem[:-3]}.fixed.py"
     return HERE / name, HERE / f"{name[:-3]}.fixed.py"
 
 

@@ -16,6 +16,7 @@ from graddoctor.assembly import standard_observers
 from graddoctor.explain.patterns import PATTERNS
 from graddoctor.explain.training_patterns import TRAINING_PATTERNS
 from graddoctor.rules import all_rules
+from graddoctor.rules.parts import demo_programs
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = [r.code for r in all_rules() if "R" in r.detected]
@@ -36,7 +37,7 @@ def _declared() -> set[str]:
 def _firing_evidence() -> str:
     """Test sources and gallery programs (whose `# expect:` markers test_demo checks)."""
     texts = [p.read_text() for p in (ROOT / "tests").rglob("test_*.py") if "lint" not in p.relative_to(ROOT).parts]
-    for program in (ROOT / "src/graddoctor/demo/gallery").glob("gd*.py"):
+    for program in demo_programs():
         # only what the program expects counts: `# allow:` codes are tolerated, not shown
         texts += re.findall(r"#\s*expect(?:-anywhere)?:\s*([^\n]*)", program.read_text())
     return "\n".join(texts)

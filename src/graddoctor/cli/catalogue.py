@@ -21,6 +21,7 @@ def rules_command(argv: list[str]) -> int:
             except KeyError:
                 raise UsageFailure(f"no rule {wanted!r}; 'graddoctor rules' lists them") from None
         print(f"{rule.code} {rule.name} ({rule.severity}, {_detected(rule.detected)})\n")
+        print(where_it_lives(rule.code, rule.engines))
         from graddoctor.docs_build import rule_body
 
         print(rule_body(rule), end="")
@@ -29,6 +30,20 @@ def rules_command(argv: list[str]) -> int:
     for rule in all_rules():
         print(f"{rule.code}  {rule.name:<{width}}  {str(rule.severity):<7}  {rule.detected:<2}  {rule.summary}")
     return EXIT_OK
+
+
+def where_it_lives(code: str, engines: tuple[str, ...]) -> str:
+    """The files that make up one rule, for a maintainer about to change it."""
+    from graddoctor.rules.parts import PART_FILES, homes, relative
+
+    home = homes()[code]
+    rows = [("page", relative(home.path / "__init__.py"))]
+    rows += [(part, relative(home.path / name)) for part, name in PART_FILES.items() if (home.path / name).is_file()]
+    rows += [("helper", relative(path)) for path in home.helpers()]
+    rows += [("demo", relative(path)) for path in home.demos()]
+    rows += [("engine", name.replace(".", "/").removeprefix("graddoctor/") + ".py") for name in engines]
+    width = max(len(kind) for kind, _ in rows)
+    return "Where it lives (under src/graddoctor/):\n" + "".join(f"  {kind:<{width}}  {path}\n" for kind, path in rows)
 
 
 def _detected(kind: str) -> str:

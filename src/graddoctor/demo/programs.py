@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-GALLERY = Path(__file__).resolve().parent / "gallery"
+from graddoctor.rules.parts import demo_programs
+
 _EXPECT = re.compile(r"#\s*expect:\s*(GD\d{3}(?:[\s,]+GD\d{3})*)")
 _ANYWHERE = re.compile(r"#\s*expect-anywhere:\s*(GD\d{3}(?:[\s,]+GD\d{3})*)")
 _ALLOW = re.compile(r"#\s*allow:\s*(GD\d{3}(?:[\s,]+GD\d{3})*)")
@@ -65,4 +66,5 @@ def load(path: Path) -> Program:
 
 
 def gallery() -> list[Program]:
-    return [load(path) for path in sorted(GALLERY.glob("gd*.py"))]
+    """Every rule's demo programs (`rules/<family>/gdNNN_*/gdNNN_<program>.py`), by name."""
+    return [load(path) for path in demo_programs()]

@@ -19,7 +19,7 @@ from graddoctor.cli.exits import EXIT_FINDINGS, EXIT_INTERNAL
 from graddoctor.distributed.channel import Channel
 from graddoctor.distributed.context import DistContext
 from graddoctor.distributed.ddp import DDPObserver
-from graddoctor.distributed.gd402_replicas_diverged import ASK_AT_MOST, compact, first_divergence, ranks_phrase, replicas_diverged
+from graddoctor.rules.frameworks.gd402_ddp_replicas_diverged.judge import ASK_AT_MOST, compact, first_divergence, ranks_phrase, replicas_diverged
 from graddoctor.finding import Finding
 from graddoctor.report.report import Report
 

@@ -3,7 +3,7 @@
 Two entry points share every rule: `check_loss_value` looks at one loss
 (type, shape, finiteness, history); `check_reach` compares what one or more
 backward passes reached with the parameters that should train, through the
-reach rules in `graph/rules/` (GD104, GD105, GD106, GD210, one module each). `diagnose()`
+reach judges of GD104, GD105, GD106 and GD210 (each `rules/<family>/gdNNN_*/judge.py`). `diagnose()`
 calls both once; a watched run calls the first per backward and the second on
 what all observed backward passes reached together.
 """
@@ -18,13 +18,14 @@ import torch
 from graddoctor.finding import Finding, Related
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.graph.phrases import related_at
-from graddoctor.graph.rules import (
-    frozen_in_optimizer, parameters_not_in_optimizer, unregistered_parameters, without_gradient,
-)
-from graddoctor.graph.rules.gd101_loss_is_python_number import is_number_cut, number_loss
 from graddoctor.graph.walk import GraphTrace, trace
 from graddoctor.locate import Location
 from graddoctor.rules import make
+from graddoctor.rules.graph.gd101_loss_is_python_number.judge import is_number_cut, number_loss
+from graddoctor.rules.graph.gd104_parameter_without_gradient.judge import without_gradient
+from graddoctor.rules.graph.gd105_unregistered_parameter.judge import unregistered_parameters
+from graddoctor.rules.graph.gd106_parameter_not_in_optimizer.judge import parameters_not_in_optimizer
+from graddoctor.rules.loop.gd210_frozen_parameter_in_optimizer.judge import frozen_in_optimizer
 from graddoctor.session.registry import OptimizerRecord
 
 

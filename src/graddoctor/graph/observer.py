@@ -18,7 +18,7 @@ from graddoctor.finding import Finding
 from graddoctor.graph.checks import check_loss_value, check_reach
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.graph.replaced import ReplacedModels
-from graddoctor.graph.rules import grad_is_none_here
+from graddoctor.rules.graph.gd104_parameter_without_gradient.judge import grad_is_none_here
 from graddoctor.locate import Location
 from graddoctor.session.observer import BackwardEvent, CallEvent, CutSource, Observer
 

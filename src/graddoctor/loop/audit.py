@@ -1,5 +1,5 @@
 """The loop audit: GD201-GD203, GD206, GD208, GD209 and GD307 from the order of calls
-(and GD205 through loop/gd205_scheduler_misuse.py).
+(and GD205 through rules/loop/gd205_scheduler_misuse/judge.py).
 
 Every backward, optimizer step, zero_grad (optimizer or module, either form),
 clip, scheduler step and GradScaler call gets a tick; each optimizer remembers
@@ -18,7 +18,7 @@ from torch import nn
 from graddoctor.finding import Finding
 from graddoctor.graph.phrases import related_at
 from graddoctor.locate import NOWHERE, Location
-from graddoctor.loop.gd205_scheduler_misuse import SchedulerSteps
+from graddoctor.rules.loop.gd205_scheduler_misuse.judge import SchedulerSteps
 from graddoctor.loop.state import GradMark, OptimizerState, param_ids_of
 from graddoctor.rules import make
 from graddoctor.session.manual_steps import ManualUpdates

@@ -21,12 +21,12 @@ import torch
 from graddoctor.finding import Finding
 from graddoctor.locate import user_location
 from graddoctor.lossdata import patches
-from graddoctor.lossdata.broadcast import Broadcast
+from graddoctor.rules.data.gd503_broadcast_in_loss.judge import Broadcast
 from graddoctor.lossdata.calls import LossCall, origin
-from graddoctor.lossdata.constant import ConstantOutput
-from graddoctor.lossdata.copies import SharedCopies
-from graddoctor.lossdata.probabilities import Probabilities
-from graddoctor.lossdata.sorted_batches import SortedBatches
+from graddoctor.rules.data.gd505_constant_output.judge import ConstantOutput
+from graddoctor.rules.data.gd502_shared_module_copies.judge import SharedCopies
+from graddoctor.rules.data.gd501_probabilities_into_logits_loss.judge import Probabilities
+from graddoctor.rules.data.gd504_class_sorted_batches.judge import SortedBatches
 from graddoctor.numerics.readout import Readout
 from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
 

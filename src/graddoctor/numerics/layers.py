@@ -1,4 +1,4 @@
-"""Per-layer gradient statistics, judged by the numerics rules (numerics/rules/).
+"""Per-layer gradient statistics, judged by the numerics judges (numerics/judging.py).
 
 Measured once per optimizer step, just before it: the norm of every gradient in
 a few kernels (fused.py: one `torch._foreach_norm` on CUDA, same-shape gradients
@@ -11,7 +11,7 @@ first steps and then every `ratio_every` steps.
 Longer than our ~300-line habit on purpose: the hot path (`before_step`, what it
 queues) and the off-path reading of those queues share one private layout of
 positions and tracks, and splitting them would make that layout a public
-interface. The judging itself is in numerics/rules/, one module per code.
+interface. The judging itself is in each code's `rules/<family>/gdNNN_*/judge.py`.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from graddoctor.numerics.layout import Layout, layer_names_now
 from graddoctor.numerics.loss_series import LossSeriesBook
 from graddoctor.numerics.options import NumericsOptions
 from graddoctor.numerics.readout import Readout
-from graddoctor.numerics.rules import CODES, numerics_findings
-from graddoctor.numerics.rules.gd111_gradient_always_zero import note_zero_gradients
+from graddoctor.numerics.judging import CODES, numerics_findings
+from graddoctor.rules.graph.gd111_gradient_always_zero.judge import note_zero_gradients
 from graddoctor.provenance.recorder import SITE
 from graddoctor.report.layers import LayerRow
 from graddoctor.session.observer import BackwardEvent, CallEvent, DeepRecording, LoopEvidence, Observer, StepEvent

@@ -33,7 +33,7 @@ class NumericsOptions:
     # `ratio_high`: healthy runs measured at most 0.052 there (Adam lr=1e-2), Adam
     # at lr=1.0 about 11; later steps hide it, as the weights grow to the step size.
     # Out of range is a warning only with the run's evidence that it hurts
-    # (numerics/rules/harm.py), else info; layers that started at zero are left out.
+    # (numerics/harm.py), else info; layers that started at zero are left out.
     ratio_low: float = 1e-6
     ratio_high: float = 0.5
     # The update/weight ratio needs a copy of the weights: measured on the

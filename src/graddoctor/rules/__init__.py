@@ -1,37 +1,32 @@
-"""The finding catalogue: one rule per file, grouped by family, found by discovery.
+"""The finding catalogue: one package per rule, grouped by family, found by discovery.
 
-Each rule module holds a module docstring (its documentation, in the house
-format) and a module-level `RULE`. Nothing here lists the rules by hand, so the
-catalogue cannot drift from the files.
+Each rule package (`rules/<family>/gdNNN_<name>/`) holds its page (the package
+docstring, in the house format) and a module-level `RULE`; its other parts sit
+beside it (see `parts.py`). Nothing here lists the rules or families by hand, so
+the catalogue cannot drift from the files. Only the pages are imported here: the
+parts import engines, torch or libcst, which the catalogue must not need.
 """
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from functools import lru_cache
 
 from graddoctor.rules.base import Rule
+from graddoctor.rules.parts import homes
 
 __all__ = ["Rule", "all_rules", "get_rule", "make"]
-
-_FAMILIES = ("graph", "loop", "numerics", "frameworks", "data", "errors", "input")
 
 
 @lru_cache(maxsize=1)
 def _registry() -> dict[str, Rule]:
     rules: dict[str, Rule] = {}
-    for family in _FAMILIES:
-        package = importlib.import_module(f"{__name__}.{family}")
-        for info in pkgutil.iter_modules(package.__path__):
-            module = importlib.import_module(f"{package.__name__}.{info.name}")
-            rule = getattr(module, "RULE", None)
-            if rule is None:
-                continue
-            if rule.code in rules:
-                raise RuntimeError(f"duplicate rule code {rule.code} in {module.__name__}")
-            rule.family = family
-            rules[rule.code] = rule
+    for code, home in homes().items():
+        rule = importlib.import_module(home.module).RULE
+        if rule.code != code:
+            raise RuntimeError(f"{home.module} holds {rule.code}, but its folder says {code}")
+        rule.family = home.family
+        rules[code] = rule
     return dict(sorted(rules.items()))
 
 

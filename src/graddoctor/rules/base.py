@@ -20,6 +20,10 @@ class Rule:
     doc: str = ""
     family: str = field(default="", compare=False)
     supersedes: tuple[str, ...] = ()  # codes whose findings this one makes redundant, per subject
+    # Shared engines that hold part of this code's judgement because it needs their whole view (the
+    # loop audit's event order, the graph walk of a loss, the error patterns of `explain`): named here so
+    # that `graddoctor rules CODE` lists every place, and a test checks nothing else produces the code.
+    engines: tuple[str, ...] = ()
 
     @property
     def summary(self) -> str:

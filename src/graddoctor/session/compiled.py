@@ -154,7 +154,7 @@ def _never_traced() -> None:
     turn into an error in the user's step. Skipped, dynamo breaks the graph at the call
     and runs the wrapper eagerly, as it does for any function it cannot trace; the
     wrapper then calls the original, so the step computes what it would without us.
-    The demo gallery lives in the package but is user code: it stays traceable.
+    The demo programs live in the package (beside their rules) but are user code: it stays traceable.
     """
     try:
         from torch._dynamo import trace_rules

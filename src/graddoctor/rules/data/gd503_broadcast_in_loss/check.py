@@ -1,0 +1,287 @@
+"""GD503: an (N, 1) model output against an (N,) target in a regression loss, built-in or hand-written.
+
+Static shapes are rarely known, so this fires only when the file shows both:
+the prediction comes from a model whose last layer is `nn.Linear(k, 1)` (its
+class's `forward` or an `nn.Sequential` in this file), unreshaped, and the
+target is plainly one-dimensional: a column picked with `data[:, j]`, a
+1-D factory call `torch.randn(n)`, or a reduction over dim 1 without keepdim.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from graddoctor.lint.analysis.model import FileAnalysis, Unit
+from graddoctor.lint.analysis.names import call_name, dotted, keyword, strip_to
+from graddoctor.lint.analysis.returns import returned
+from graddoctor.lint.analysis.scan import lines_matching, walk_lines
+from graddoctor.lint.analysis.values import is_model_call
+from graddoctor.lint.analysis.model_outputs import made_by
+from graddoctor.lint.reporter import Reporter
+
+CODE = "GD503"
+_FUNCTIONS = frozenset({"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"})
+_MODULES = frozenset({"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss"})
+_FACTORIES = frozenset({"randn", "rand", "zeros", "ones", "empty", "arange", "linspace", "randint"})
+_REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "norm", "prod", "logsumexp"})
+_DEPTH = 6
+
+
+def _regression_loss(a: FileAnalysis, call: ast.Call) -> bool:
+    name = call_name(call)
+    if name in _FUNCTIONS:
+        return True
+    if isinstance(call.func, ast.Call):
+        return call_name(call.func) in _MODULES
+    key = dotted(call.func)
+    return bool(key) and a.names.of(key) == "loss" and a.names.cls.get(key) in _MODULES
+
+
+def _one_output_model(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> bool:
+    """The prediction is a model call, unreshaped, whose last layer is nn.Linear(k, 1)."""
+    origin = _origin(a, unit, expr, line)
+    if not (isinstance(origin, ast.Call) and is_model_call(a, origin)):
+        return False
+    outputs = made_by(a, unit, origin, line)
+    return bool(outputs) and all(_linear_to_one(o) for o in outputs)
+
+
+def _origin(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> ast.expr | None:
+    """Follow plain names (no reshapes) to the expression that made `expr`."""
+    for _ in range(_DEPTH):
+        expr = strip_to(expr)
+        key = dotted(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
+        if key is None:
+            return expr
+        b = a.binding_before(unit, key, line)
+        if b is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)) or b.line > line:
+            return None
+        if b.value is getattr(b.stmt, "value", None) and any(
+            isinstance(t, (ast.Tuple, ast.List)) for t in getattr(b.stmt, "targets", ())
+        ):
+            return None
+        expr, line = b.value, b.line
+    return None
+
+
+def _linear_to_one(expr: ast.expr) -> bool:
+    if not (isinstance(expr, ast.Call) and call_name(expr) == "Linear"):
+        return False
+    out = expr.args[1] if len(expr.args) > 1 else keyword(expr, "out_features")
+    return isinstance(out, ast.Constant) and out.value == 1
+
+
+def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = 4,
+                     datasets: bool = True) -> bool:
+    if datasets and _scalar_dataset_item(a, unit, expr, line, depth):
+        return True
+    origin = _origin(a, unit, expr, line)
+    if isinstance(origin, ast.BinOp) and depth > 0:
+        return _one_dimensional_arithmetic(a, unit, origin, line, depth - 1)
+    for _ in range(3):  # y[i:i + 32] keeps what y is
+        if isinstance(origin, ast.Subscript) and isinstance(origin.slice, ast.Slice):
+            origin = _origin(a, unit, origin.value, line)
+    if isinstance(origin, ast.Subscript) and isinstance(origin.slice, ast.Tuple):
+        parts = origin.slice.elts
+        # data[:, -1] or data[i:j, 3]: one column of a table, a 1-D target
+        return len(parts) == 2 and isinstance(parts[0], ast.Slice) and _int_constant(parts[1])
+    if not isinstance(origin, ast.Call):
+        return False
+    name = call_name(origin)
+    if name in _FACTORIES and isinstance(origin.func, ast.Attribute) and dotted(origin.func.value) == "torch":
+        sizes = [arg for arg in origin.args if not isinstance(arg, ast.Starred)]
+        if name == "randint":
+            size = sizes[-1] if sizes else keyword(origin, "size")
+            return isinstance(size, ast.Tuple) and len(size.elts) == 1
+        if name in ("arange", "linspace"):
+            return True
+        return len(sizes) == 1 and not isinstance(sizes[0], (ast.Tuple, ast.List)) and not keyword(origin, "size")
+    if name in _REDUCTIONS and isinstance(origin.func, ast.Attribute):
+        dim = origin.args[0] if origin.args else keyword(origin, "dim")
+        keep = keyword(origin, "keepdim")
+        keeps = isinstance(keep, ast.Constant) and keep.value is True
+        return isinstance(dim, ast.Constant) and dim.value in (1, -1) and not keeps and _two_dimensional_input(origin)
+    return False
+
+
+def _one_dimensional_arithmetic(a: FileAnalysis, unit: Unit, op: ast.BinOp, line: int, depth: int) -> bool:
+    """`x @ torch.randn(7)` (a matrix times a vector), `v + 0.1 * torch.randn(n)`: 1-D from 1-D parts."""
+    if isinstance(op.op, ast.MatMult):
+        return _one_dimensional(a, unit, op.right, line, depth, datasets=False)
+    if not isinstance(op.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        return False
+    sides = [op.left, op.right]
+    one_d = [_one_dimensional(a, unit, x, line, depth, datasets=False) for x in sides]
+    # (N,) with (N,) or with a plain number: never an (N, 1) or (N, D) part that would broadcast it up
+    return any(one_d) and all(o or _scalar(x) for o, x in zip(one_d, sides))
+
+
+def _scalar(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
+
+
+def _scalar_dataset_item(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> bool:
+    """`for xb, yb in loader` where the loader's Dataset (a class of this file) returns `self.y[idx]` of a
+    1-D `self.y` for that item: the DataLoader stacks those scalars into an (N,) batch."""
+    expr = strip_to(expr)
+    if not isinstance(expr, ast.Name):
+        return False
+    b = a.binding_before(unit, expr.id, line)
+    if b is None or not isinstance(b.stmt, ast.For):
+        return False
+    index, iterable = _loop_position(b.stmt, expr.id)
+    if index is None:
+        return False
+    loader = _built_by(a, unit, iterable, b.line, 3)
+    if not (isinstance(loader, ast.Call) and call_name(loader) == "DataLoader"):
+        return False
+    dataset_arg = loader.args[0] if loader.args else keyword(loader, "dataset")
+    dataset = _built_by(a, unit, dataset_arg, loader.lineno, 3) if dataset_arg is not None else None
+    info = a.classes.get(call_name(dataset)) if isinstance(dataset, ast.Call) else None
+    getitem = info.methods.get("__getitem__") if info is not None else None
+    init = info.methods.get("__init__") if info is not None else None
+    init_unit = a.method_unit(init) if init is not None else None
+    if getitem is None or init_unit is None:
+        return False
+    items = [r.value.elts[index] for r in returned(a, getitem)
+             if isinstance(r.value, ast.Tuple) and index < len(r.value.elts)]
+    return bool(items) and all(_row_of_one_dimensional(a, init_unit, item, depth) for item in items)
+
+
+def _loop_position(stmt: ast.For, name: str) -> tuple[int | None, ast.expr]:
+    """`for xb, yb in loader` -> (1, loader) for yb; `for i, (xb, yb) in enumerate(loader)` too."""
+    target, iterable = stmt.target, stmt.iter
+    if (isinstance(iterable, ast.Call) and call_name(iterable) == "enumerate" and iterable.args
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2):
+        target, iterable = target.elts[1], iterable.args[0]
+    if isinstance(target, ast.Tuple):
+        for i, elt in enumerate(target.elts):
+            if isinstance(elt, ast.Name) and elt.id == name:
+                return i, iterable
+    return None, iterable
+
+
+def _row_of_one_dimensional(a: FileAnalysis, init_unit: Unit, item: ast.expr, depth: int) -> bool:
+    """`self.y[idx]` (one index, not a slice) where `__init__` makes `self.y` one-dimensional, also
+    wrapped as `torch.tensor(self.y[idx], ...)` or `float(self.y[idx])` (a scalar either way)."""
+    if (isinstance(item, ast.Call) and len(item.args) == 1
+            and (call_name(item) in ("tensor", "as_tensor") and isinstance(item.func, ast.Attribute)
+                 and dotted(item.func.value) == "torch" or call_name(item) == "float")):
+        item = item.args[0]
+    if not (isinstance(item, ast.Subscript) and not isinstance(item.slice, (ast.Slice, ast.Tuple))):
+        return False
+    key = dotted(item.value)
+    bindings = init_unit.bindings.get(key) if key and key.startswith("self.") else None
+    if not bindings:
+        return False
+    value = bindings[-1].value
+    if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "tolist"
+            and not value.args):
+        value = value.func.value  # `(...).tolist()` of a 1-D tensor: a list of numbers, one per row
+    return _one_dimensional(a, init_unit, value, bindings[-1].line, depth, datasets=False)
+
+
+def _built_by(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> ast.expr | None:
+    """The expression a name was built from: in its function, else from the call sites that pass it
+    (`train(model, loader, ...)`), else at module level."""
+    expr = strip_to(expr)
+    if not isinstance(expr, ast.Name) or depth <= 0:
+        return expr
+    b = a.binding_before(unit, expr.id, line)
+    if b is not None:
+        if not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)) or (
+                b.value is getattr(b.stmt, "value", None)
+                and any(isinstance(t, (ast.Tuple, ast.List)) for t in getattr(b.stmt, "targets", ()))):
+            return None
+        return _built_by(a, unit, b.value, b.line, depth - 1)
+    function = unit.node if isinstance(unit.node, ast.FunctionDef) else None
+    params = [p.arg for p in function.args.args] if function is not None else []
+    if function is not None and expr.id in params and unit.cls is None:
+        position = params.index(expr.id)
+        built = []
+        for call, ctx in a.calls:
+            if not (isinstance(call.func, ast.Name) and call.func.id == function.name):
+                continue
+            arg = call.args[position] if position < len(call.args) else keyword(call, expr.id)
+            if arg is not None:
+                built.append(_built_by(a, ctx.unit, arg, call.lineno, depth - 1))
+        # one answer only when every call site agrees on what it passes
+        return built[0] if built and all(ast.dump(x) == ast.dump(built[0]) for x in built if x is not None) \
+            and all(x is not None for x in built) else None
+    if unit is not a.units[0] and expr.id not in params:
+        return _built_by(a, a.units[0], expr, 10**9, depth - 1)  # a global the function reads
+    return None
+
+
+def _two_dimensional_input(call: ast.Call) -> bool:
+    """`x.sum(1)` gives (N,) only from an (N, D) x: accept when x is a plain batch name (not provable, common)."""
+    return isinstance(call.func, ast.Attribute) and isinstance(call.func.value, (ast.Name, ast.Subscript))
+
+
+_POWER = re.compile(r"\)\s*\*\*")  # `(a - b) ** 2`; not `**kwargs`
+
+
+def _int_constant(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _difference(expr: ast.expr) -> ast.BinOp | None:
+    """`(a - b) ** 2`, `(a - b).pow(2)`, `(a - b).abs()`, `torch.abs(a - b)`, `torch.square(a - b)`."""
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Pow):
+        inner = expr.left
+    elif isinstance(expr, ast.Call) and call_name(expr) in ("pow", "abs", "square"):
+        if isinstance(expr.func, ast.Attribute) and dotted(expr.func.value) in ("torch",):
+            inner = expr.args[0] if expr.args else None
+        elif isinstance(expr.func, ast.Attribute):
+            inner = expr.func.value
+        else:
+            return None
+    else:
+        return None
+    return inner if isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Sub) else None
+
+
+def check(a: FileAnalysis, r: Reporter) -> None:
+    if "Linear" not in a.source:
+        return
+    pairs: list[tuple[ast.AST, ast.expr, ast.expr, object]] = []
+    for call, ctx in a.calls:
+        if len(call.args) >= 2 and _regression_loss(a, call):
+            pairs.append((call, call.args[0], call.args[1], ctx))
+        diff = _difference(call)
+        if diff is not None:
+            pairs.append((call, diff.left, diff.right, ctx))
+    if "**" in a.source:
+        for node in walk_lines(a.tree, lines_matching(a.source, _POWER)):
+            diff = _difference(node) if type(node) is ast.BinOp else None
+            if diff is not None:
+                pairs.append((node, diff.left, diff.right, None))
+    for node, pred, target, ctx in pairs:
+        unit = ctx.unit if ctx is not None else _unit_of(a, node)
+        if unit is None:
+            continue
+        line = node.lineno
+        if _one_output_model(a, unit, pred, line) and _one_dimensional(a, unit, target, line):
+            r.add(
+                CODE,
+                f"`{r.segment(pred)}` comes from a model whose last layer is `nn.Linear(..., 1)`, shape (N, 1), and "
+                f"`{r.segment(target)}` is one-dimensional, shape (N,): they broadcast to (N, N), so every prediction is "
+                "compared with every target instead of its own.",
+                node,
+                hint=f"Give both the same shape: `{r.segment(pred)}.squeeze(-1)` (or `{r.segment(target)}.unsqueeze(-1)`).",
+            )
+
+
+def _unit_of(a: FileAnalysis, node: ast.AST) -> Unit | None:
+    best = None
+    for unit in a.units:
+        start = getattr(unit.node, "lineno", 0)
+        end = getattr(unit.node, "end_lineno", 10**9)
+        if start <= node.lineno <= end and (best is None or start >= getattr(best.node, "lineno", 0)):
+            best = unit
+    return best

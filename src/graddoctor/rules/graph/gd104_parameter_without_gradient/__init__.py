@@ -1,0 +1,71 @@
+"""GD104 parameter-without-gradient (error, detected at runtime).
+
+## What it does
+Finds trainable parameters (in an optimizer, or of a model the loss uses) that receive no gradient from the loss: an unused branch, a path cut by `detach()`/`no_grad()`, a frozen module upstream.
+
+## Why is this bad?
+Their `.grad` stays `None`, so the optimizer never changes them: that part of the model keeps its random initial weights while the rest trains, and the loss plateaus above where it should. Under DistributedDataParallel the same situation crashes the next iteration.
+
+## Example
+```python
+>>> import torch
+>>> from torch import nn
+>>> class Net(nn.Module):
+...     def __init__(self):
+...         super().__init__()
+...         self.encoder = nn.Linear(8, 8)
+...         self.aux_head = nn.Linear(8, 2)   # never called in forward
+...         self.head = nn.Linear(8, 2)
+...     def forward(self, x):
+...         return self.head(self.encoder(x))
+>>> net = Net()
+>>> net(torch.randn(4, 8)).sum().backward()
+>>> net.aux_head.weight.grad is None
+True
+
+```
+
+## Use instead
+```python
+>>> class Net(nn.Module):
+...     def __init__(self):
+...         super().__init__()
+...         self.encoder = nn.Linear(8, 8)
+...         self.aux_head = nn.Linear(8, 2)
+...         self.head = nn.Linear(8, 2)
+...     def forward(self, x):
+...         h = self.encoder(x)
+...         return self.head(h) + self.aux_head(h)
+>>> net = Net()
+>>> net(torch.randn(4, 8)).sum().backward()
+>>> net.aux_head.weight.grad is None
+False
+
+```
+Or, if `aux_head` is meant to stay unused, freeze it: `net.aux_head.requires_grad_(False)`.
+
+## Where it points
+At the cut that separated the parameters from the loss meant to train them (the loss whose
+`backward()` is followed by a step of the optimizer holding them), else at the backward line.
+A cut that another loss needs is never named: a GAN's `D(fake.detach())` in the
+discriminator step, a target network's output. When the path ran with grad mode off
+(`no_grad`, `inference_mode`), the finding is GD110, at the line that turned it off.
+Ops that take only a shape from a parameter (`weight.new_zeros(...)`, `zeros_like`) cut
+nothing and are never named.
+
+## Known problems
+A parameter used only on some steps (a head trained on alternate batches) is reported only if no observed step reached it; run longer, or ignore the finding.
+"""
+
+from graddoctor.finding import Severity
+from graddoctor.rules.base import Rule
+
+RULE = Rule(
+    code='GD104',
+    name='parameter-without-gradient',
+    severity=Severity.ERROR,
+    detected='R',
+    hint='Make the loss depend on these parameters (use the branch, remove the cut), or freeze them with `requires_grad_(False)` and leave them out of the optimizer if they are meant to stay fixed.',
+    engines=('graddoctor.explain.patterns',),
+    doc=__doc__,
+)

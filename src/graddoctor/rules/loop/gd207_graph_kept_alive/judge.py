@@ -1,0 +1,310 @@
+"""GD207: autograd history that outlives its iteration.
+
+For one sampled iteration at a time (from one optimizer step to the next) a
+`TorchFunctionMode` sees every torch call. Two things betray a graph kept
+alive: an op that extends a graph made before the iteration began (its input's
+`grad_fn` has a smaller autograd sequence number than the iteration's first
+node: `total += loss`), and a tensor with history made in the iteration that is
+still alive `lag` steps later (outputs appended to a list). Outside the sampled
+iterations nothing is installed, so the hot path pays nothing.
+
+Both are judged by the graph's lifetime, not by how it was stored: results
+that extended an old graph are followed by a sentinel on their graph node
+(loss_lifetimes.follow) and count only when that node is still alive `lag`
+steps after the window. A metric read from the step's logits after `step()`
+(`_, pred = out.topk(1)`) extends the old graph too, but its result is
+rebound next iteration and the graph goes with it; a running total chains
+every iteration's graph onto the last and keeps them all.
+
+Between windows, loss results are followed by loop/loss_lifetimes.py: a line
+whose loss results pile up alive (an evaluation without no_grad summing
+`criterion(...)`) is caught whenever it happens, not only in a window, unless
+the pile is backpropagated and released within the next optimizer step (a
+reinforcement-learning episode's losses, a MAML outer step's task losses).
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import sys
+import weakref
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from graddoctor.finding import Finding
+from graddoctor.locate import Location, is_user_file
+from graddoctor.rules.loop.gd207_graph_kept_alive.lifetimes import LossLifetimes, Pile, follow
+from graddoctor.lossdata import patches as loss_patches
+from graddoctor.rules import make
+from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
+
+_MAX_TRACKED = 4096
+_NEAR = 10  # lines: a window's accumulating line this close below a kept loss line names the same fact
+
+
+def _sequence_now() -> int:
+    """The autograd sequence number the next node will get."""
+    with torch.enable_grad():
+        probe = torch.zeros((), requires_grad=True) * 1
+    return probe.grad_fn._sequence_nr() + 1
+
+
+class _Recorder(TorchFunctionMode):
+    _graddoctor_hidden_when_compiled = True  # session/compiled.py takes it off around compiled code
+
+    def __init__(self, start_seq: int, loop_code) -> None:
+        super().__init__()
+        self.start_seq = start_seq
+        self.loop_code = loop_code
+        self.extended: dict[tuple, list] = {}  # (file, line) -> followed nodes of results that extended an old graph
+        self.made: dict[tuple, list] = {}  # (file, line) -> weakrefs of tensors with history made there
+        self.tracked = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if not torch.is_grad_enabled():
+            return out
+        try:
+            self._record(args, kwargs, out)
+        except Exception:  # never let bookkeeping break the user's op
+            pass
+        return out
+
+    def _record(self, args, kwargs, out) -> None:
+        outputs = out if isinstance(out, (tuple, list)) else (out,)
+        fresh = [t for t in outputs if isinstance(t, torch.Tensor) and t.grad_fn is not None]
+        if not fresh:
+            return
+        old = False
+        for value in list(args) + list((kwargs or {}).values()):
+            if isinstance(value, torch.Tensor) and value.grad_fn is not None:
+                if value.grad_fn._sequence_nr() < self.start_seq:
+                    old = True
+                    break
+        if not old and self.tracked >= _MAX_TRACKED:
+            return
+        where = self._where()
+        if where is None:
+            return
+        if old:
+            # followed by their graph nodes: an op on a tensor of the iteration just stepped whose
+            # result is dropped or rebound (an accuracy after `step()`, `_, pred = out.topk(1)`)
+            # keeps nothing alive for long; a running total's node is chained into the next one
+            self.extended.setdefault(where, []).extend(follow(t.grad_fn) for t in fresh)
+        if self.tracked < _MAX_TRACKED:
+            refs = self.made.setdefault(where, [])
+            for t in fresh:
+                refs.append(weakref.ref(t))
+                self.tracked += 1
+
+    def _where(self) -> tuple | None:
+        """The line in the training loop's own function, else the outermost user line below it."""
+        frame = sys._getframe(3)
+        outer = None
+        while frame is not None:
+            code = frame.f_code
+            if code is self.loop_code:
+                return (code.co_filename, frame.f_lineno)
+            if is_user_file(code.co_filename):
+                outer = (code.co_filename, frame.f_lineno)
+                if self.loop_code is None:
+                    return outer
+            frame = frame.f_back
+        return outer
+
+
+class KeptAlive(Observer):
+    name = "kept-alive"
+    codes = frozenset({"GD207"})
+
+    def __init__(self, first: int = 2, every: int = 50, lag: int = 2) -> None:
+        self.first = first
+        self.every = every
+        self.lag = lag
+        self._recorder: _Recorder | None = None
+        self._closed: tuple[int, _Recorder] | None = None
+        self._loop_code = None
+        self._found: dict[tuple, Finding] = {}
+        self.windows = 0
+        self.cycles = 0
+        self._next_window = first
+        self.lifetimes = LossLifetimes()
+        self._lifetime_found: dict[tuple, Finding] = {}
+        self._following = True
+
+    def start(self, session) -> None:
+        super().start(session)
+        loss_patches.listen(self)
+
+    # --- loss results, every call (cheap) ---------------------------------------------------
+
+    def on_loss(self, name: str, args: tuple, kwargs: dict, frame) -> None:
+        pass  # the result is what is followed
+
+    def on_loss_result(self, result, frame) -> None:
+        if not self._following or torch.compiler.is_compiling():  # never inside a graph being traced
+            return
+        self._follow(self.lifetimes.on_result, result, frame)
+
+    def _follow(self, call, *args) -> None:
+        try:
+            piles = call(*args)
+        except Exception:  # our failure stops the following, never the user's step
+            self._following = False
+            self.session.internal_errors.append("kept-alive: following loss results failed")
+            return
+        for pile in piles:
+            self._kept_pile(pile)
+
+    def _kept_pile(self, pile: Pile) -> None:
+        where = pile.where
+        if where.file is None or (where.file, where.line) in self._lifetime_found:
+            return
+        fate = _fate(pile, self.lifetimes.lag)
+        self._lifetime_found[(where.file, where.line)] = make("GD207", (
+            f"{pile.count} results of the loss computed at this line were alive at once, the oldest made "
+            f"{pile.age} calls earlier, and they were {fate}: they are kept (summed into a running total, "
+            "or stored) with their autograd graphs, so memory grows with every batch."), **where.shown())
+
+    def before_backward(self, event: BackwardEvent) -> None:
+        if self._following:
+            self._follow(self.lifetimes.on_backward)
+        if self._loop_code is None:
+            frame = sys._getframe(0)
+            while frame is not None:
+                if frame.f_code.co_filename == event.where.file and frame.f_lineno == event.where.line:
+                    self._loop_code = frame.f_code
+                    break
+                frame = frame.f_back
+
+    def after_step(self, event: StepEvent) -> None:
+        # An iteration ends with the step of the optimizer that steps least often (the last
+        # of them when they tie): a GAN's generator step, not its discriminator's.
+        counts = self.session.steps_by_optimizer
+        mine = counts.get(id(event.optimizer), 0)
+        if mine > min(counts.values(), default=mine):
+            return
+        self.cycles += 1
+        step = self.cycles
+        if self._following:
+            self._follow(self.lifetimes.on_step)
+        if self._recorder is not None:
+            if step > self._opened_at:
+                self._close(step)
+        elif self._closed is not None:
+            closed_at, recorder = self._closed
+            if step >= closed_at + self.lag:
+                self._closed = None
+                self._judge(recorder, step - closed_at)
+        elif step >= self._next_window:
+            # Never slide our mode in under or over a mode the user (or deep mode) has
+            # entered: neither could be exited cleanly. The window waits until they are gone.
+            if torch._C._len_torch_function_stack() == 0 and not self.session.function_mode_held(self):
+                self._open(step)
+                self._next_window = step + max(self.every, self.lag + 2) if self.every else float("inf")
+
+    @property
+    def holds_function_mode(self) -> bool:  # type: ignore[override]
+        return self._recorder is not None
+
+    def _open(self, step: int) -> None:
+        recorder = _Recorder(_sequence_now(), self._loop_code)
+        recorder.__enter__()
+        self._recorder, self._opened_at = recorder, step
+        self.windows += 1
+
+    def _close(self, step: int) -> None:
+        recorder, self._recorder = self._recorder, None
+        try:
+            _remove_mode(recorder)
+        finally:
+            self._closed = (step, recorder)
+
+    def _judge(self, recorder: _Recorder, steps_later: int) -> None:
+        for where, refs in recorder.extended.items():
+            if any(r() is not None for r in refs):
+                self._report(where, None)
+        for where, refs in recorder.made.items():
+            alive = sum(1 for r in refs if r() is not None)
+            if alive:
+                self._report(where, (alive, steps_later))
+
+    def _report(self, where: tuple, alive: tuple | None) -> None:
+        if where in self._found:
+            return
+        loc = Location(where[0], where[1])
+        if alive is None:
+            message = ("This line adds to a tensor whose autograd graph was built in an earlier iteration: "
+                       "each iteration chains its graph onto the last one, so memory grows step after step.")
+        else:
+            n, later = alive
+            message = (f"{n} tensor{'s' if n != 1 else ''} with autograd history made at this line "
+                       f"{'are' if n != 1 else 'is'} still alive {later} optimizer steps later (kept in a list, "
+                       "a running total or an attribute): each one keeps its graph, so memory grows step after step.")
+        hint = _accumulation_fix(where) if alive is None else None
+        self._found[where] = make("GD207", message, hint=hint, **loc.shown())
+
+    def stop(self) -> None:
+        loss_patches.unlisten(self)
+        if self._following:
+            self._follow(self.lifetimes.settle, True)
+        if self._recorder is not None:
+            recorder, self._recorder = self._recorder, None
+            _remove_mode(recorder)
+        self._closed = None
+
+    def findings(self) -> list[Finding]:
+        out = list(self._found.values())
+        for (file, line), found in self._lifetime_found.items():
+            # A window saw the op that chains onto the kept graph (`total += loss` a few lines
+            # below the loss): that line is the accumulating one, said once.
+            if not any(f == file and 0 <= n - line <= _NEAR for f, n in self._found):
+                out.append(found)
+        return out
+
+
+def _fate(pile: Pile, lag: int) -> str:
+    if pile.consumed_at is None:
+        return "never backpropagated"
+    return f"still alive {lag} optimizer steps after the backward that used them"
+
+
+def _remove_mode(mode: TorchFunctionMode) -> None:
+    """Take our mode off the torch-function mode stack, leaving the user's modes as they are.
+
+    The user may have entered a mode of their own after ours and still be inside
+    it: pop down to ours, drop it, and push theirs back in order.
+    """
+    above = []
+    try:
+        while torch._C._len_torch_function_stack() > 0:
+            top = torch._C._pop_torch_function_stack()
+            if top is mode:
+                break
+            above.append(top)
+    finally:
+        for other in reversed(above):
+            torch._C._push_on_torch_function_stack(other)
+
+
+def _accumulation_fix(where: tuple) -> str | None:
+    """For `total += loss` at `where`: the same line without the graph, in the user's names.
+
+    `.detach()` keeps a tensor, so later uses such as `total.item()` still work.
+    """
+    text = linecache.getline(where[0], where[1]).strip()
+    try:
+        node = ast.parse(text).body[0]
+    except (SyntaxError, IndexError, ValueError):
+        return None
+    if not isinstance(node, ast.AugAssign) or not isinstance(node.op, (ast.Add, ast.Sub)):
+        return None
+    target = ast.get_source_segment(text, node.target)
+    value = ast.get_source_segment(text, node.value)
+    if not isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)):
+        value = f"({value})"
+    op = "+=" if isinstance(node.op, ast.Add) else "-="
+    return (f"Accumulate without the graph: `{target} {op} {value}.detach()` (or `.item()` for a plain "
+            "number); run evaluation under `torch.no_grad()`.")
