@@ -22,6 +22,11 @@ class Severity(enum.IntEnum):
         return self.name.lower()
 
 
+# The `--fail-on` levels, worst first, then "never": derived from Severity, so the CLI, the lint
+# configuration and the pytest plugin cannot disagree on them.
+FAIL_ON = (*(str(s) for s in sorted(Severity, reverse=True)), "never")
+
+
 @dataclass(frozen=True)
 class Related:
     """Another line involved in a finding (the backward line, the `no_grad` entry...)."""

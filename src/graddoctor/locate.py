@@ -238,18 +238,6 @@ def redirect_entry(entry: FrameType, where: Callable[[FrameType], Location]) -> 
     return Redirect(item)
 
 
-def user_stack(frame: FrameType | None = None, limit: int = 8) -> list[Location]:
-    """The user frames of the current stack, innermost first (the call chain)."""
-    frame = frame or sys._getframe(1)
-    out: list[Location] = []
-    while frame is not None and len(out) < limit:
-        code = frame.f_code
-        if is_user_file(code.co_filename):
-            out.append(Location(code.co_filename, frame.f_lineno, _column(frame), code.co_name))
-        frame = frame.f_back
-    return out
-
-
 # (code object, instruction offset) -> 1-based column. A call site's column never changes, and
 # `co_positions()` walks the whole code object: without the cache every event on a module-level
 # training loop would pay for the length of the script.

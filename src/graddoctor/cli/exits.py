@@ -13,7 +13,6 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_SIGINT, EXIT_SIGTERM = 130, 143
 ISSUES_URL = "https://github.com/graddoctor/graddoctor/issues"
 # The --fail-on choices, from the strictest threshold to "never fail".
-FAIL_ON = ("error", "warning", "info", "never")
 
 
 class UsageFailure(Exception):

@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from graddoctor.assembly import standard_session
-from graddoctor.cli.exits import FAIL_ON
+from graddoctor.finding import FAIL_ON
 from graddoctor.errors import GradDoctorError
 from graddoctor.finding import Severity
 from graddoctor.locate import NOWHERE, Location

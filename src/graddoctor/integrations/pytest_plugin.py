@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from graddoctor.finding import FAIL_ON
+
 if TYPE_CHECKING:
     from graddoctor.report.report import Report
 
-FAIL_ON = ("error", "warning", "info", "never")
 _KEY = pytest.StashKey["GradDoctorFixture"]()
 
 

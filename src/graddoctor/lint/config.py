@@ -7,6 +7,8 @@ from pathlib import Path
 
 import tomllib
 
+from graddoctor.finding import FAIL_ON
+
 KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "fail-on")
 
 
@@ -59,7 +61,7 @@ def load(start: Path) -> Config:
         return tuple(value)
 
     fail_on = table.get("fail-on", table.get("fail_on"))
-    if fail_on is not None and fail_on not in ("error", "warning", "info", "never"):
+    if fail_on is not None and fail_on not in FAIL_ON:
         raise ConfigError(f"{path}: [tool.graddoctor] fail-on must be error, warning, info or never, not {fail_on!r}")
     return Config(
         path=path,

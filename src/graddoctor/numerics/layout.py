@@ -39,7 +39,6 @@ class Layout:
             self.layer_of.append(position[layer])
             self.layer_numel[position[layer]] += p.numel()
         self.key_of = {id(p): self.layer_keys[i] for p, i in zip(params, self.layer_of)}  # param id -> layer key
-        self._full_index: torch.Tensor | None = None
         self.all_positions = list(range(len(params)))
         self.all_layers = set(range(len(self.layer_names)))
         self.shape: tuple = ()
@@ -50,14 +49,6 @@ class Layout:
 
     def __len__(self) -> int:
         return len(self.layer_names)
-
-    def index_for(self, positions: list[int], device: torch.device) -> torch.Tensor:
-        """The layer index of each present gradient, as a tensor for index_add_."""
-        if len(positions) == len(self.params):
-            if self._full_index is None or self._full_index.device != device:
-                self._full_index = torch.tensor(self.layer_of, device=device)
-            return self._full_index
-        return torch.tensor([self.layer_of[i] for i in positions], device=device)
 
     def rms(self, layer: int, norm: float) -> float:
         return norm / math.sqrt(max(1, self.layer_numel[layer]))

@@ -12,10 +12,10 @@ from graddoctor.cli.exits import (
     EXIT_SIGINT,
     EXIT_SIGTERM,
     EXIT_USAGE,
-    FAIL_ON,
     internal_error,
 )
 from graddoctor.cli.parser import Parser, positive_int
+from graddoctor.finding import FAIL_ON
 from graddoctor.runner.outputs import print_terminal, write_files
 from graddoctor.runner.script import UsageError, print_user_traceback, run_target
 from graddoctor.runner.signals import Interrupts, Terminated

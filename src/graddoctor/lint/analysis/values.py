@@ -122,14 +122,6 @@ def _module_attrs(a: FileAnalysis) -> set[str]:
     return cached
 
 
-def step_back(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> tuple[ast.expr, int] | None:
-    """One step back along the chain within `unit`, or None where it ends (see `step_into` for helpers)."""
-    nxt = step_into(a, unit, expr, line)
-    if nxt is None or nxt[2] is not unit:
-        return None
-    return nxt[0], nxt[1]
-
-
 def step_into(
     a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = 0
 ) -> tuple[ast.expr, int, Unit] | None:

@@ -1,1 +1,3 @@
-"""Rules of the loss-and-data family: causes outside the graph that a run proves from the loss inputs and the module tree."""
+"""Rules of the data family: causes outside the graph that a run proves from the loss inputs and the module tree."""
+
+TITLE = "Loss and data"

@@ -1,1 +1,3 @@
-"""Rules of the errors family: training errors outside autograd (shapes, dtypes, devices, targets, setup)."""
+"""Rules of the errors family: errors outside autograd (shapes, dtypes, devices, targets, setup), explained by `graddoctor explain`."""
+
+TITLE = "Training errors"

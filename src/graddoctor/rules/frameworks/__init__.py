@@ -1,1 +1,3 @@
-"""Rules of the frameworks family."""
+"""Rules of the frameworks family: what DDP, FSDP and other wrappers add to the training loop."""
+
+TITLE = "Frameworks, compilation, distribution"

@@ -1,1 +1,3 @@
-"""Rules of the graph family."""
+"""Rules of the graph family: whether the loss reaches the parameters that should train."""
+
+TITLE = "Graph connectivity"

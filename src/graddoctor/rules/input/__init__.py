@@ -1,1 +1,3 @@
-"""Rules of the input family."""
+"""Rules of the input family: files that `graddoctor lint` cannot read."""
+
+TITLE = "Input files"
