@@ -30,7 +30,7 @@ def _workloads():
 
 
 def _session():
-    from graddoctor.provenance import ProvenanceObserver
+    from graddoctor.observers.provenance import ProvenanceObserver
     from graddoctor.session.session import Session
 
     observer = ProvenanceObserver()

@@ -75,7 +75,7 @@ def stack():
 
 
 def _deep():
-    from graddoctor.provenance import ProvenanceObserver
+    from graddoctor.observers.provenance import ProvenanceObserver
     from graddoctor.session.session import Session
 
     return Session([ProvenanceObserver()])

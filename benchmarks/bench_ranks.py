@@ -221,8 +221,8 @@ def worker(rank: int, world: int, port: int, rounds: int, steps: int, out_dir: s
     from graddoctor import watch
     from graddoctor.distributed import channel as channel_module
     from graddoctor.distributed.context import DistContext
-    from graddoctor.distributed.gather import gather
-    from graddoctor.distributed.gather import payload as gather_payload
+    from graddoctor.runner.gather import gather
+    from graddoctor.runner.gather import payload as gather_payload
 
     store = dist.TCPStore("127.0.0.1", port, world, is_master=rank == 0, wait_for_workers=True)
     dist.init_process_group("gloo", store=store, rank=rank, world_size=world)
@@ -276,7 +276,7 @@ def worker(rank: int, world: int, port: int, rounds: int, steps: int, out_dir: s
             times[name].append((wall, cpu))
             traffic[name] = [a + b for a, b in zip(traffic[name], sent)]
 
-    from graddoctor.distributed.ddp import fingerprint
+    from graddoctor.observers.ddp import fingerprint
 
     sample_ms = []
     for _ in range(20):  # one GD402 sample: every DDP parameter fingerprinted

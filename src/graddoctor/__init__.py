@@ -19,7 +19,7 @@ _EXPORTS = {
     "Report": "graddoctor.report.report",
     "Severity": "graddoctor.finding",
     "check_loss": "graddoctor.helpers",
-    "diagnose": "graddoctor.graph.diagnose",
+    "diagnose": "graddoctor.observers.diagnose",
     "ensure_tensor_loss": "graddoctor.helpers",
     "explain": "graddoctor.explain.explainer",
     "safe_backward": "graddoctor.helpers",
@@ -67,7 +67,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from graddoctor.errors import GradDoctorError
     from graddoctor.explain.explainer import explain
     from graddoctor.finding import Finding, Severity
-    from graddoctor.graph.diagnose import diagnose
+    from graddoctor.observers.diagnose import diagnose
     from graddoctor.helpers import check_loss, ensure_tensor_loss, safe_backward, train_one_epoch, verify_layer
     from graddoctor.numerics.monitor import GradFlowMonitor
     from graddoctor.report.report import Report

@@ -9,20 +9,20 @@ numerics ask deep mode (provenance), the numerics ask the loop audit.
 
 from __future__ import annotations
 
-from graddoctor.distributed.ddp import DDPObserver
+from graddoctor.observers.ddp import DDPObserver
 from graddoctor.finding import Finding
-from graddoctor.graph.observer import GraphObserver
+from graddoctor.observers.graph import GraphObserver
 from graddoctor.graph.phrases import name_list
-from graddoctor.loop.audit import LoopAudit
+from graddoctor.observers.loop_audit import LoopAudit
 from graddoctor.rules.loop.gd211_evaluation_in_training_mode.judge import EvaluationInTrainingMode
 from graddoctor.rules.loop.gd207_graph_kept_alive.judge import KeptAlive
-from graddoctor.lossdata import LossDataObserver
+from graddoctor.observers.lossdata import LossDataObserver
 from graddoctor.conclusions.constant_output_explained_by_learning_rate import explained_by_learning_rate
 from graddoctor.rules.data.gd506_batch_dimension_mix_up.judge import BatchDimensionMixUp
-from graddoctor.numerics.layers import LayerStats
+from graddoctor.observers.numerics import NumericsObserver
 from graddoctor.numerics.options import NumericsOptions
 from graddoctor.rules.numerics.gd306_loss_not_decreasing.judge import name_other_causes
-from graddoctor.provenance import ProvenanceObserver
+from graddoctor.observers.provenance import ProvenanceObserver
 from graddoctor.rules import get_rule
 from graddoctor.session.observer import Observer
 from graddoctor.session.session import Session
@@ -41,7 +41,7 @@ def standard_observers(*, mode: str = "watch", deep: bool = False, **options) ->
         loop,
         EvaluationInTrainingMode(),
         KeptAlive(every=options.pop("kept_alive_every", 50)),
-        LayerStats(numerics, deep=provenance, loop=loop),
+        NumericsObserver(numerics, deep=provenance, loop=loop),
         DDPObserver(),
         LossDataObserver(),
         BatchDimensionMixUp(),

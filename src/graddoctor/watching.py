@@ -17,7 +17,7 @@ import torch
 from torch import nn
 
 from graddoctor.assembly import standard_session
-from graddoctor.report.build import build_report
+from graddoctor.runner.build_report import build_report
 from graddoctor.report.report import Report
 from graddoctor.session.session import SessionHandle
 

@@ -11,8 +11,8 @@ import torch
 
 import graddoctor
 from graddoctor.distributed.context import from_env
-from graddoctor.distributed.ddp import fingerprint
-from graddoctor.distributed.gather import RankResult, merge
+from graddoctor.observers.ddp import fingerprint
+from graddoctor.runner.gather import RankResult, merge
 from graddoctor.rules.frameworks.gd402_ddp_replicas_diverged.judge import compact, replicas_diverged
 from graddoctor.report.report import Report
 from graddoctor.rules import make

@@ -91,7 +91,7 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 import graddoctor
-from graddoctor.distributed.ddp import DDPObserver
+from graddoctor.observers.ddp import DDPObserver
 
 torch.set_num_threads(1)
 dist.init_process_group("gloo", init_method="file://" + sys.argv[1], rank=0, world_size=1)
@@ -127,7 +127,7 @@ def test_gd402_samples_stay_bounded_and_span_the_whole_run(tmp_path):
 
 PEAK = """
 import resource, torch
-from graddoctor.distributed.ddp import fingerprint
+from graddoctor.observers.ddp import fingerprint
 
 torch.set_num_threads(1)
 t = torch.randn(50_000_000)  # 200 MB, a large embedding table

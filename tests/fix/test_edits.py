@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from graddoctor.fix.edits import codes, registry
-from graddoctor.fix.plan import line_map, plan
+from graddoctor.editing.edits import codes, registry
+from graddoctor.editing.plan import line_map, plan
 from graddoctor.rules import get_rule, make
 
 

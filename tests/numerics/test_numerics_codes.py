@@ -185,7 +185,7 @@ def test_deep_request_reaches_a_deep_observer():
     torch.manual_seed(0)
     model = nn.Linear(8, 1)
     x, y = _data()
-    from graddoctor.numerics.layers import LayerStats
+    from graddoctor.observers.numerics import NumericsObserver as LayerStats  # LayerStats with its judges
     from graddoctor.session.session import Session
 
     deep = Deep()

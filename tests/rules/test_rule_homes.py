@@ -96,4 +96,4 @@ def test_rules_command_lists_where_each_part_lives():
     for line in text.splitlines()[1:]:
         assert (PACKAGE_DIR / line.split()[-1]).is_file(), line
     engines = where_it_lives("GD201", get_rule("GD201").engines)
-    assert re.search(r"^\s+engine\s+loop/audit\.py$", engines, re.M), engines
+    assert re.search(r"^\s+engine\s+observers/loop_audit\.py$", engines, re.M), engines

@@ -142,7 +142,7 @@ def test_a_finding_on_a_freed_optimizer_stays_when_its_id_is_reused():
     """GD208 of the first fold (trained in eval mode) is reported, though its optimizer is freed
     and the next optimizer has its id (as CPython often gives: here made certain by moving the
     audit's entry to the next optimizer's id, which is what a reused address looks like)."""
-    from graddoctor.loop.audit import LoopAudit
+    from graddoctor.observers.loop_audit import LoopAudit
 
     torch.manual_seed(0)
     x = torch.randn(64, 8)

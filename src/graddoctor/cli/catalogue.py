@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graddoctor.cli.exits import EXIT_OK, UsageFailure
+from graddoctor.exits import EXIT_OK, UsageFailure
 from graddoctor.cli.parser import Parser
 
 

@@ -11,7 +11,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
-from graddoctor.cli.exits import EXIT_INTERNAL, EXIT_OK, EXIT_SIGINT, EXIT_USAGE, UsageFailure, internal_error
+from graddoctor.exits import EXIT_INTERNAL, EXIT_OK, EXIT_SIGINT, EXIT_USAGE, UsageFailure, internal_error
 from graddoctor.cli.parser import Parser
 
 
@@ -67,30 +67,30 @@ def _main(argv: list[str]) -> int:
 def _handler(command: str) -> Callable[[list[str]], int]:
     """The command's entry point, imported only now (lint must not pay for torch)."""
     if command == "run":
-        from graddoctor.runner.cli_run import run_main
+        from graddoctor.cli.run import run_main
 
         return run_main
     if command == "lint":
-        from graddoctor.lint.cli import lint_command
+        from graddoctor.cli.lint import lint_command
 
         return lint_command
     if command == "explain":
-        from graddoctor.explain.cli import explain_command
+        from graddoctor.cli.explain import explain_command
 
         return explain_command
     if command == "demo":
-        from graddoctor.demo.cli import demo_command
+        from graddoctor.cli.demo import demo_command
 
         return demo_command
     if command == "fix":
-        from graddoctor.fix.cli import fix_main
+        from graddoctor.cli.fix import fix_main
 
         return fix_main
     if command == "rules":
         from graddoctor.cli.catalogue import rules_command
 
         return rules_command
-    from graddoctor.checklist.cli import checklist_command
+    from graddoctor.cli.checklist import checklist_command
 
     return checklist_command
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from graddoctor.cli.exits import EXIT_USAGE
+from graddoctor.exits import EXIT_USAGE
 
 
 class Parser(argparse.ArgumentParser):

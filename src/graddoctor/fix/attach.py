@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graddoctor.finding import Finding
-from graddoctor.fix.plan import Plan
+from graddoctor.editing.plan import Plan
 
 
 def fix_object(diff: str, verified: bool | None = None, loss_before=None, loss_after=None,
@@ -23,13 +23,13 @@ def attach_known(findings: list[Finding], root: str) -> Plan | None:
 
     The report is the user's diagnosis: an edit that cannot be planned leaves the finding as it is.
     """
-    from graddoctor.fix.edits import codes
+    from graddoctor.editing.edits import codes
 
     wanted = set(codes())
     if not any(f.code in wanted for f in findings):
         return None
     try:
-        from graddoctor.fix.plan import plan
+        from graddoctor.editing.plan import plan
 
         found = plan(findings, root)
     except ImportError:

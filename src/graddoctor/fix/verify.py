@@ -18,7 +18,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from graddoctor.finding import Finding, Severity
-from graddoctor.fix.plan import FileEdit, Plan, PlannedFix
+from graddoctor.editing.plan import FileEdit, Plan, PlannedFix
 
 
 @dataclass

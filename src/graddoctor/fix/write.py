@@ -11,7 +11,7 @@ import hashlib
 import os
 import tempfile
 
-from graddoctor.fix.plan import FileEdit
+from graddoctor.editing.plan import FileEdit
 
 
 class WriteRefused(Exception):

@@ -21,7 +21,7 @@ from graddoctor.errors import (
     NonFiniteLossError,
     NonScalarLossError,
 )
-from graddoctor.graph.checks import describe_value, tensor_summary
+from graddoctor.observers.graph_checks import describe_value, tensor_summary
 
 __all__ = ["check_loss", "ensure_tensor_loss"]
 

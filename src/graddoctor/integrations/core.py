@@ -19,7 +19,7 @@ from graddoctor.finding import FAIL_ON
 from graddoctor.errors import GradDoctorError
 from graddoctor.finding import Severity
 from graddoctor.locate import NOWHERE, Location
-from graddoctor.report.build import build_report
+from graddoctor.runner.build_report import build_report
 from graddoctor.report.report import Report
 
 

@@ -136,7 +136,7 @@ class _GradDoctorCallback(CallbackState):
 def _merged(trainer, run_key: str, report, observers):
     """Rank 0: one report for all ranks (their findings, GD402); other ranks: their own."""
     from graddoctor.distributed.context import DistContext
-    from graddoctor.distributed.gather import gather
+    from graddoctor.runner.gather import gather
 
     ctx = DistContext(trainer.global_rank, trainer.world_size, run_key, None)
     gathered = gather(ctx, report, SimpleNamespace(observers=observers), 0, "never")

@@ -97,7 +97,7 @@ def _magic(ipython: Any):
 def run_cell(ipython: Any, cell: str, opts: argparse.Namespace):
     """Execute `cell` in the notebook's namespace under a run-mode session; display the report."""
     from graddoctor.assembly import standard_session
-    from graddoctor.report.build import build_report
+    from graddoctor.runner.build_report import build_report
     from graddoctor.session.session import StopRun
 
     filename = f"Cell In[{_cell_number(ipython)}]"
@@ -152,7 +152,7 @@ def line_magic(ipython: Any, command: str):
     if command == "report":
         if session is None:
             raise ValueError("%graddoctor report: nothing watched yet; start with %graddoctor on")
-        from graddoctor.report.build import build_report
+        from graddoctor.runner.build_report import build_report
 
         report = build_report(session, command="watch")
         report.ran = "cell"

@@ -39,7 +39,7 @@ def assert_gradients_flow(model, loss, optimizer=None) -> None:
     and why, with the line of the cause and the fix, for every error finding.
     """
     from graddoctor.finding import Severity
-    from graddoctor.graph.diagnose import diagnose
+    from graddoctor.observers.diagnose import diagnose
 
     __tracebackhide__ = True
     report = diagnose(loss, model, optimizer)

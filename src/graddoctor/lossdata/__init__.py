@@ -1,12 +1,6 @@
-"""Loss and data: the causes outside the graph that a run proves from the loss inputs and the module tree.
+"""Loss and data: what the loss functions are given and the module tree, recorded for the GD5xx judges.
 
-One module per code (probabilities GD501, copies GD502, broadcast GD503,
-sorted_batches GD504, constant GD505), the entry points they listen at
-(patches), and the observer that feeds them (observer). GD506 (the batch layout
-of sequence layers) is an observer of its own (gd506_batch_dimension_mix_up): it
-hooks the sequence layers rather than the losses.
+The entry points they listen at (patches) and the loss calls they read (calls); the
+observer that feeds the judges is observers/lossdata.py, and each code's judge lives
+with its rule (`rules/data/gd50N_*/judge.py`).
 """
-
-from graddoctor.lossdata.observer import LossDataObserver
-
-__all__ = ["LossDataObserver"]

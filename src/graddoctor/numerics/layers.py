@@ -31,8 +31,6 @@ from graddoctor.numerics.layout import Layout, layer_names_now
 from graddoctor.numerics.loss_series import LossSeriesBook
 from graddoctor.numerics.options import NumericsOptions
 from graddoctor.numerics.readout import Readout
-from graddoctor.numerics.judging import CODES, numerics_findings
-from graddoctor.rules.graph.gd111_gradient_always_zero.judge import note_zero_gradients
 from graddoctor.provenance.recorder import SITE
 from graddoctor.report.layers import LayerRow
 from graddoctor.session.observer import BackwardEvent, CallEvent, DeepRecording, LoopEvidence, Observer, StepEvent
@@ -103,7 +101,6 @@ class LayerStats(Observer):
     """
 
     name = "layers"
-    codes = CODES
 
     def __init__(self, options: NumericsOptions | None = None, *, deep: DeepRecording | None = None,
                  loop: LoopEvidence | None = None, **opts) -> None:
@@ -351,7 +348,7 @@ class LayerStats(Observer):
         if n:
             if last or self._layer_due(reading.step) or not self._judge_total(reading, values[:n], clip_values, track):
                 self._judge_grads(reading, _per_layer(layout, reading.positions, values[:n]), clip_values, track)
-            note_zero_gradients(layout, reading.positions, values[:n])
+            layout.note_zero_gradients(reading.positions, values[:n])
         if reading.ratio is not None:
             self._judge_ratio(reading, reading.ratio.values(), track)
 
@@ -496,11 +493,11 @@ class LayerStats(Observer):
             self._flush_losses(final=True)
         self._drain(ready_only=False)
 
-    def findings(self) -> list[Finding]:
+    def settle(self) -> None:
+        """Read back every queued measurement: the judges (observers/numerics.py) read a complete record."""
         if self._losses:
             self._flush_losses(final=True)
         self._drain(ready_only=False)
-        return numerics_findings(self)
 
     def names(self) -> dict[int, str]:
         """Layer key -> the layer's name as the models are named now."""

@@ -50,6 +50,15 @@ class Layout:
     def __len__(self) -> int:
         return len(self.layer_names)
 
+    def note_zero_gradients(self, positions: list[int], norms: list[float]) -> None:
+        """Count, per parameter, the steps its gradient was present and exactly zero (GD111 reads them)."""
+        zero, moved = self.zero_steps, self.moved
+        for pos, norm in zip(positions, norms):
+            if norm == 0.0:
+                zero[pos] += 1
+            else:
+                moved[pos] = True
+
     def rms(self, layer: int, norm: float) -> float:
         return norm / math.sqrt(max(1, self.layer_numel[layer]))
 

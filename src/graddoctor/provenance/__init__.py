@@ -1,5 +1,4 @@
-"""Deep mode: where autograd history was cut, edited in place, or freed, by the user's line."""
+"""Deep mode's recorder: where autograd history was cut, edited in place, or freed, by the user's line.
 
-from graddoctor.provenance.observer import ProvenanceObserver
-
-__all__ = ["ProvenanceObserver"]
+The observer that reads it is observers/provenance.py.
+"""

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 
-from graddoctor.cli.exits import ISSUES_URL
+from graddoctor.exits import ISSUES_URL
 from graddoctor.report.report import Report
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from graddoctor.assembly import standard_session
 from graddoctor.finding import sort_findings
 from graddoctor.locate import declare_user_file
-from graddoctor.report.build import build_report
+from graddoctor.runner.build_report import build_report
 from graddoctor.report.report import Report
 from graddoctor.runner.signals import Terminated
 from graddoctor.runner.static import executed_files, loaded_modules, merge_static, static_findings

@@ -18,7 +18,7 @@ import signal
 import sys
 from types import FrameType
 
-from graddoctor.cli.exits import EXIT_SIGINT, EXIT_SIGTERM
+from graddoctor.exits import EXIT_SIGINT, EXIT_SIGTERM
 
 
 class Terminated(BaseException):

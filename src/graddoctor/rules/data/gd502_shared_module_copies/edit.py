@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graddoctor.finding import Finding
-from graddoctor.fix.source import Change, Source, expression
+from graddoctor.editing.source import Change, Source, expression
 
 CODE = "GD502"
 

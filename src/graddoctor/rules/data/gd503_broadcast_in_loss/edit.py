@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graddoctor.finding import Finding
-from graddoctor.fix.source import Change, Source, expression
+from graddoctor.editing.source import Change, Source, expression
 
 CODE = "GD503"
 _LOSSES = ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss")

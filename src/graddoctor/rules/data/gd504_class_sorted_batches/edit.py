@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graddoctor.finding import Finding
-from graddoctor.fix.source import Change, Source, with_keyword
+from graddoctor.editing.source import Change, Source, with_keyword
 
 CODE = "GD504"
 

@@ -34,7 +34,7 @@ RULE = Rule(
     severity=Severity.ERROR,
     detected='R',
     hint='Use every parameter in `forward`, freeze the unused ones (`requires_grad_(False)`) before wrapping in DDP, or pass `find_unused_parameters=True` if the set of used parameters really changes between steps.',
-    engines=('graddoctor.distributed.ddp', 'graddoctor.explain.patterns'),
+    engines=('graddoctor.observers.ddp', 'graddoctor.explain.patterns'),
     doc=__doc__,
     supersedes=("GD104",),
 )

@@ -39,6 +39,6 @@ RULE = Rule(
     severity=Severity.ERROR,
     detected='RS',
     hint='Call `backward()` on the tensor itself and use `.item()` only for logging: `loss.backward(); running += loss.item()`.',
-    engines=('graddoctor.explain.patterns', 'graddoctor.graph.checks', 'graddoctor.provenance.explaining'),
+    engines=('graddoctor.explain.patterns', 'graddoctor.observers.graph_checks', 'graddoctor.observers.provenance_explaining'),
     doc=__doc__,
 )

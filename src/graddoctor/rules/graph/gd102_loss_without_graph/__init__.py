@@ -41,6 +41,6 @@ RULE = Rule(
     severity=Severity.ERROR,
     detected='RS',
     hint='Remove the cut (`detach()`, `.data`, the numpy round trip, `torch.tensor(t)`) on the path from the parameters to the loss, or replace the non-differentiable op by a differentiable one (softmax instead of argmax, a soft threshold instead of a comparison).',
-    engines=('graddoctor.explain.patterns', 'graddoctor.graph.checks'),
+    engines=('graddoctor.explain.patterns', 'graddoctor.observers.graph_checks'),
     doc=__doc__,
 )

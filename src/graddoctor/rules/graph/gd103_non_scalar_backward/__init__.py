@@ -39,6 +39,6 @@ RULE = Rule(
     severity=Severity.ERROR,
     detected='RS',
     hint="Reduce the loss to one number before `backward()`: `loss.mean().backward()` (or `.sum()`), or use a criterion with the default `reduction='mean'`.",
-    engines=('graddoctor.explain.patterns', 'graddoctor.graph.checks'),
+    engines=('graddoctor.explain.patterns', 'graddoctor.observers.graph_checks'),
     doc=__doc__,
 )

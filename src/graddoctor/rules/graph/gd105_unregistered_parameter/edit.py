@@ -6,8 +6,8 @@ from __future__ import annotations
 import libcst as cst
 
 from graddoctor.finding import Finding
-from graddoctor.fix.shape import nn_prefix
-from graddoctor.fix.source import Change, Source, expression
+from graddoctor.editing.shape import nn_prefix
+from graddoctor.editing.source import Change, Source, expression
 
 CODE = "GD105"
 

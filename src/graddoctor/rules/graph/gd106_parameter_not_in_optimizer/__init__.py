@@ -39,6 +39,6 @@ RULE = Rule(
     severity=Severity.ERROR,
     detected='R',
     hint="Build the optimizer after the model is final (after replacing layers or `.to(device)`), from `model.parameters()`, or add the missing ones with `optimizer.add_param_group({'params': [...]})`.",
-    engines=('graddoctor.graph.replaced',),
+    engines=('graddoctor.observers.replaced_models',),
     doc=__doc__,
 )

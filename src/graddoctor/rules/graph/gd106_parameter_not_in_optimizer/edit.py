@@ -6,8 +6,8 @@ from __future__ import annotations
 import libcst as cst
 
 from graddoctor.finding import Finding
-from graddoctor.fix.shape import name_of, siblings
-from graddoctor.fix.source import Change, Source, after, callee_name
+from graddoctor.editing.shape import name_of, siblings
+from graddoctor.editing.source import Change, Source, after, callee_name
 
 CODE = "GD106"
 

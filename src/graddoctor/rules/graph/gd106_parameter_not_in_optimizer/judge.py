@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from graddoctor.finding import Finding, Related
 from graddoctor.graph.naming import ModelIndex
-from graddoctor.graph.optimizer_fix import orphan_modules, with_params_call
+from graddoctor.graph.optimizer_call import orphan_modules, with_params_call
 from graddoctor.graph.phrases import name_list, plural
 from graddoctor.rules import make
 from graddoctor.session.registry import OptimizerRecord

@@ -40,6 +40,6 @@ RULE = Rule(
     severity=Severity.ERROR,
     detected='R',
     hint='Detach state carried across iterations (`hidden = hidden.detach()` at the start of each batch, truncated BPTT; an LSTM state tuple element by element: `state = tuple(s.detach() for s in state)`). If two losses really share one graph, add them and call `backward()` once; keep `retain_graph=True` for the rare case where you must backpropagate twice.',
-    engines=('graddoctor.explain.patterns', 'graddoctor.provenance.explaining'),
+    engines=('graddoctor.explain.patterns', 'graddoctor.observers.provenance_explaining'),
     doc=__doc__,
 )

@@ -8,7 +8,7 @@ import re
 import libcst as cst
 
 from graddoctor.finding import Finding
-from graddoctor.fix.source import Change, Source, before
+from graddoctor.editing.source import Change, Source, before
 
 CODE = "GD107"
 # The runtime hint carries the detach statement shaped like the observed state.

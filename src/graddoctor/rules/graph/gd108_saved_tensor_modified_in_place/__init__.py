@@ -39,6 +39,6 @@ RULE = Rule(
     severity=Severity.ERROR,
     detected='R',
     hint='Use the out-of-place form (`x = x.relu()` instead of `x.relu_()`, `x = x + 1` instead of `x += 1`), or `clone()` the tensor before editing it.',
-    engines=('graddoctor.explain.patterns', 'graddoctor.provenance.explaining'),
+    engines=('graddoctor.explain.patterns', 'graddoctor.observers.provenance_explaining'),
     doc=__doc__,
 )

@@ -37,6 +37,6 @@ RULE = Rule(
     severity=Severity.ERROR,
     detected='RS',
     hint='Edit parameters under `torch.no_grad()` (`with torch.no_grad(): w.fill_(0)`), or compute a new tensor out of place. Never write through `.data` during training.',
-    engines=('graddoctor.explain.patterns', 'graddoctor.provenance.observer'),
+    engines=('graddoctor.explain.patterns', 'graddoctor.observers.provenance'),
     doc=__doc__,
 )

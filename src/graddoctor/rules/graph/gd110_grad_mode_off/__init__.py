@@ -48,6 +48,6 @@ RULE = Rule(
     severity=Severity.ERROR,
     detected='RS',
     hint='Compute the forward pass and the loss with gradient recording on: move them out of `torch.no_grad()` / `torch.inference_mode()`, or remove the `@torch.no_grad()` decorator from the helper used in training.',
-    engines=('graddoctor.graph.checks',),
+    engines=('graddoctor.observers.graph_checks',),
     doc=__doc__,
 )

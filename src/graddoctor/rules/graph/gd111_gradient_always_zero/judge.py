@@ -22,16 +22,6 @@ from graddoctor.rules import make
 MIN_STEPS = 5
 
 
-def note_zero_gradients(layout, positions: list[int], norms: list[float]) -> None:
-    """Count, per parameter of `layout`, the steps its gradient was present and exactly zero."""
-    zero, moved = layout.zero_steps, layout.moved
-    for pos, norm in zip(positions, norms):
-        if norm == 0.0:
-            zero[pos] += 1
-        else:
-            moved[pos] = True
-
-
 def gradient_always_zero(stats) -> list[Finding]:
     always: dict[int, tuple] = {}  # param id -> (param, name, steps)
     for layout in stats.layouts():

@@ -40,6 +40,6 @@ RULE = Rule(
     severity=Severity.ERROR,
     detected='R',
     hint='Create the cached tensor under `torch.no_grad()` instead of `torch.inference_mode()`, or `clone()` it outside inference mode before using it in training.',
-    engines=('graddoctor.explain.patterns', 'graddoctor.provenance.explaining'),
+    engines=('graddoctor.explain.patterns', 'graddoctor.observers.provenance_explaining'),
     doc=__doc__,
 )

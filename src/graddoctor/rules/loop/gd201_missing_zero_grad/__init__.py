@@ -48,6 +48,6 @@ RULE = Rule(
     severity=Severity.ERROR,
     detected='RS',
     hint='Call `optimizer.zero_grad()` once per optimizer step (at the start of the iteration, or right after `step()`).',
-    engines=('graddoctor.loop.audit',),
+    engines=('graddoctor.observers.loop_audit',),
     doc=__doc__,
 )

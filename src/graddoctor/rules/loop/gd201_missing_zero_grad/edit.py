@@ -4,8 +4,8 @@ before the backward of the same loop body (or right after the step when the back
 from __future__ import annotations
 
 from graddoctor.finding import Finding
-from graddoctor.fix.shape import calls_in, first_calling, siblings, stepped_optimizer
-from graddoctor.fix.source import Change, Source, after, before, statement
+from graddoctor.editing.shape import calls_in, first_calling, siblings, stepped_optimizer
+from graddoctor.editing.source import Change, Source, after, before, statement
 
 CODE = "GD201"
 

@@ -43,6 +43,6 @@ RULE = Rule(
     severity=Severity.ERROR,
     detected='RS',
     hint='Move `zero_grad()` before `backward()` (or after `step()`).',
-    engines=('graddoctor.loop.audit',),
+    engines=('graddoctor.observers.loop_audit',),
     doc=__doc__,
 )

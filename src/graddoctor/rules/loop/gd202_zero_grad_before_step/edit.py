@@ -6,8 +6,8 @@ from __future__ import annotations
 import libcst as cst
 
 from graddoctor.finding import Finding
-from graddoctor.fix.shape import calls_in, last_calling, siblings
-from graddoctor.fix.source import Change, Source, after, moved_before
+from graddoctor.editing.shape import calls_in, last_calling, siblings
+from graddoctor.editing.source import Change, Source, after, moved_before
 
 CODE = "GD202"
 

@@ -42,6 +42,6 @@ RULE = Rule(
     severity=Severity.ERROR,
     detected='RS',
     hint='Call `optimizer.step()` after `loss.backward()` in every iteration (every k-th with gradient accumulation).',
-    engines=('graddoctor.loop.audit',),
+    engines=('graddoctor.observers.loop_audit',),
     doc=__doc__,
 )

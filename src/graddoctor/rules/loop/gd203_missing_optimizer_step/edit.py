@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from graddoctor.finding import Finding
-from graddoctor.fix.shape import calls_in, name_of, optimizer_name
-from graddoctor.fix.source import Change, Source, after, receiver, statement
+from graddoctor.editing.shape import calls_in, name_of, optimizer_name
+from graddoctor.editing.source import Change, Source, after, receiver, statement
 
 CODE = "GD203"
 

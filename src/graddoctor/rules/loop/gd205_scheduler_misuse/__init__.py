@@ -42,6 +42,6 @@ RULE = Rule(
     severity=Severity.WARNING,
     detected='RS',
     hint="Step epoch-based schedulers (StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, ReduceLROnPlateau) once per epoch, after the epoch's `optimizer.step()` calls; call `scheduler.step()` after `optimizer.step()`.",
-    engines=('graddoctor.loop.audit',),
+    engines=('graddoctor.observers.loop_audit',),
     doc=__doc__,
 )

@@ -46,6 +46,6 @@ RULE = Rule(
     severity=Severity.WARNING,
     detected='RS',
     hint='Clip between `loss.backward()` and `optimizer.step()`.',
-    engines=('graddoctor.loop.audit',),
+    engines=('graddoctor.observers.loop_audit',),
     doc=__doc__,
 )

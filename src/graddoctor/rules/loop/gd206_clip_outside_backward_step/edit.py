@@ -6,8 +6,8 @@ from __future__ import annotations
 import libcst as cst
 
 from graddoctor.finding import Finding
-from graddoctor.fix.shape import calls_in, first_calling, last_calling, siblings
-from graddoctor.fix.source import Change, Source, after
+from graddoctor.editing.shape import calls_in, first_calling, last_calling, siblings
+from graddoctor.editing.source import Change, Source, after
 
 CODE = "GD206"
 _CLIPS = ("clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grads_with_norm_")

@@ -35,6 +35,6 @@ RULE = Rule(
     severity=Severity.WARNING,
     detected='R',
     hint='Call `model.train()` before the training loop (and again after each evaluation that called `model.eval()`).',
-    engines=('graddoctor.loop.audit',),
+    engines=('graddoctor.observers.loop_audit',),
     doc=__doc__,
 )

@@ -6,8 +6,8 @@ from __future__ import annotations
 import libcst as cst
 
 from graddoctor.finding import Finding
-from graddoctor.fix.shape import calls_in, optimized_model, stepped_optimizer
-from graddoctor.fix.source import Change, Source, before, statement
+from graddoctor.editing.shape import calls_in, optimized_model, stepped_optimizer
+from graddoctor.editing.source import Change, Source, before, statement
 
 CODE = "GD208"
 

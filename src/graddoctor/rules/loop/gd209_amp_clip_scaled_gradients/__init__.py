@@ -41,6 +41,6 @@ RULE = Rule(
     severity=Severity.WARNING,
     detected='RS',
     hint='Call `scaler.unscale_(optimizer)` before clipping: `scaler.scale(loss).backward(); scaler.unscale_(optimizer); clip_grad_norm_(...); scaler.step(optimizer)`.',
-    engines=('graddoctor.explain.patterns', 'graddoctor.loop.audit'),
+    engines=('graddoctor.explain.patterns', 'graddoctor.observers.loop_audit'),
     doc=__doc__,
 )

@@ -4,8 +4,8 @@ just before the clip, with your scaler and optimizer."""
 from __future__ import annotations
 
 from graddoctor.finding import Finding
-from graddoctor.fix.shape import calls_in, scaler_name, siblings, stepped_optimizer
-from graddoctor.fix.source import Change, Source, before, statement
+from graddoctor.editing.shape import calls_in, scaler_name, siblings, stepped_optimizer
+from graddoctor.editing.source import Change, Source, before, statement
 
 CODE = "GD209"
 

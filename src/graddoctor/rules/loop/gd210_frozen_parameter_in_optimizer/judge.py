@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from graddoctor.finding import Finding
 from graddoctor.graph.naming import ModelIndex
-from graddoctor.graph.optimizer_fix import module_expression, trainable_only_call
+from graddoctor.graph.optimizer_call import module_expression, trainable_only_call
 from graddoctor.graph.phrases import name_list, plural
 from graddoctor.rules import make
 from graddoctor.session.registry import OptimizerRecord

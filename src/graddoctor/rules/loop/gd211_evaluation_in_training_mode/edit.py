@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from graddoctor.finding import Finding
-from graddoctor.fix.shape import calls_in, name_of
-from graddoctor.fix.source import Change, Source, statement
+from graddoctor.editing.shape import calls_in, name_of
+from graddoctor.editing.source import Change, Source, statement
 
 CODE = "GD211"
 

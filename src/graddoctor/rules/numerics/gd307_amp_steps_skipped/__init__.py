@@ -28,6 +28,6 @@ RULE = Rule(
     severity=Severity.WARNING,
     detected='R',
     hint='Find where the float16 values overflow (keep softmax/normalisation in float32, avoid large constants), or train in bfloat16.',
-    engines=('graddoctor.loop.audit',),
+    engines=('graddoctor.observers.loop_audit',),
     doc=__doc__,
 )

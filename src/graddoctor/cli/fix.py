@@ -10,9 +10,9 @@ import os
 import sys
 import time
 
-from graddoctor.cli.exits import EXIT_USAGE
+from graddoctor.exits import EXIT_USAGE
 from graddoctor.fix import FixUnavailable, require_libcst
-from graddoctor.runner.cli_run import run_command, run_parser, split_run_args
+from graddoctor.cli.run import run_command, run_parser, split_run_args
 
 
 def fix_main(argv: list[str]) -> int:
@@ -48,7 +48,7 @@ class _Fixing:
     def prepare(self):
         """Before the report is printed and written: plan, verify, and put the results on the findings."""
         from graddoctor.fix.attach import attach
-        from graddoctor.fix.plan import plan
+        from graddoctor.editing.plan import plan
 
         findings = self.outcome.report.findings
         self.plan = plan(findings, self.root, self.started)
@@ -59,7 +59,7 @@ class _Fixing:
 
     def _verify(self, findings) -> None:
         from graddoctor.fix.losses import ends, loss_curve
-        from graddoctor.fix.plan import plan
+        from graddoctor.editing.plan import plan
         from graddoctor.fix.verify import judge, run_edited
 
         steps = self.outcome.report.steps_observed or 0

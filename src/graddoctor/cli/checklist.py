@@ -6,7 +6,7 @@ import shutil
 from collections.abc import Sequence
 
 from graddoctor.checklist.render import markdown, text
-from graddoctor.cli.exits import EXIT_OK
+from graddoctor.exits import EXIT_OK
 from graddoctor.cli.parser import Parser
 
 

@@ -15,9 +15,9 @@ import weakref
 import torch
 
 from graddoctor.finding import Finding
-from graddoctor.graph.checks import check_loss_value, check_reach
+from graddoctor.observers.graph_checks import check_loss_value, check_reach
 from graddoctor.graph.naming import ModelIndex
-from graddoctor.graph.replaced import ReplacedModels
+from graddoctor.observers.replaced_models import ReplacedModels
 from graddoctor.rules.graph.gd104_parameter_without_gradient.judge import grad_is_none_here
 from graddoctor.locate import Location
 from graddoctor.session.observer import BackwardEvent, CallEvent, CutSource, Observer

@@ -1,4 +1,4 @@
-"""The numerics judges in the order they run, each judging what LayerStats measured.
+"""The numerics observer: LayerStats measures, the judges (in the order they run here) decide.
 
 Each judge lives with its rule (`rules/<family>/gdNNN_*/judge.py`); this module only calls them.
 
@@ -9,6 +9,7 @@ does not make a finding and each finding names the step where it began.
 from __future__ import annotations
 
 from graddoctor.finding import Finding
+from graddoctor.numerics.layers import LayerStats
 from graddoctor.rules.graph.gd111_gradient_always_zero.judge import gradient_always_zero
 from graddoctor.rules.loop.gd204_step_without_effect.judge import step_without_effect
 from graddoctor.rules.numerics.gd301_non_finite_loss.judge import non_finite_loss
@@ -33,3 +34,13 @@ def numerics_findings(stats) -> list[Finding]:
     out.extend(loss_not_decreasing(stats))
     out.extend(gradient_always_zero(stats))
     return out
+
+
+class NumericsObserver(LayerStats):
+    """LayerStats with its judges: what a watched run attaches (a GradFlowMonitor measures only)."""
+
+    codes = CODES
+
+    def findings(self) -> list[Finding]:
+        self.settle()
+        return numerics_findings(self)

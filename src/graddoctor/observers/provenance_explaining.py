@@ -11,7 +11,7 @@ import re
 import torch
 
 from graddoctor.finding import Finding, Related
-from graddoctor.graph.checks import cut_history
+from graddoctor.observers.graph_checks import cut_history
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.graph.phrases import related_at
 from graddoctor.locate import Location

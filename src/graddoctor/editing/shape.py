@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from graddoctor.fix.source import Source, callee_name, receiver
+from graddoctor.editing.source import Source, callee_name, receiver
 
 _OPTIMIZER_CLASSES = {
     "SGD", "Adam", "AdamW", "Adamax", "Adagrad", "Adadelta", "RMSprop", "Rprop", "NAdam", "RAdam", "LBFGS",

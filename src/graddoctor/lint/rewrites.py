@@ -8,7 +8,7 @@ from graddoctor.lint.reporter import Fix
 
 def apply(source: str, fixes: list[Fix]) -> str:
     """Apply non-overlapping fixes; one that overlaps an earlier one waits for the next run."""
-    from graddoctor.fix.source import Source, apply_change, span_change
+    from graddoctor.editing.source import Source, apply_change, span_change
 
     chosen: list[Fix] = []
     for fx in sorted(fixes, key=lambda f: (f.line, f.col)):
@@ -21,6 +21,6 @@ def apply(source: str, fixes: list[Fix]) -> str:
 
 
 def diff(path: str, before: str, after: str) -> str:
-    from graddoctor.fix.plan import unified_diff
+    from graddoctor.editing.plan import unified_diff
 
     return unified_diff(path, before, after)

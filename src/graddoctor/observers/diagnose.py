@@ -8,7 +8,7 @@ from collections.abc import Iterable
 import torch
 from torch import nn
 
-from graddoctor.graph.checks import check_loss_value, check_reach
+from graddoctor.observers.graph_checks import check_loss_value, check_reach
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.locate import user_location
 from graddoctor.report.report import Report

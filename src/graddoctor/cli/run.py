@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from graddoctor.cli.exits import (
+from graddoctor.exits import (
     EXIT_FINDINGS,
     EXIT_INTERNAL,
     EXIT_OK,
@@ -123,7 +123,7 @@ def _report(opts, outcome, dist) -> int:
     code = _exit_code(opts, outcome)
     if dist is not None:
         # Under torchrun: rank 0 gets the merged report; every rank the same exit code.
-        from graddoctor.distributed.gather import gather
+        from graddoctor.runner.gather import gather
 
         gathered = gather(dist, report, outcome.session, code, opts.fail_on)
         report, code = gathered.report, gathered.code

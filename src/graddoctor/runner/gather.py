@@ -15,10 +15,10 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from graddoctor.cli.exits import EXIT_FINDINGS, EXIT_INTERNAL
+from graddoctor.exits import EXIT_FINDINGS, EXIT_INTERNAL
 from graddoctor.distributed.channel import Channel
 from graddoctor.distributed.context import DistContext
-from graddoctor.distributed.ddp import DDPObserver
+from graddoctor.observers.ddp import DDPObserver
 from graddoctor.rules.frameworks.gd402_ddp_replicas_diverged.judge import ASK_AT_MOST, compact, first_divergence, ranks_phrase, replicas_diverged
 from graddoctor.finding import Finding
 from graddoctor.report.report import Report

@@ -7,7 +7,7 @@ import re
 import sys
 from pathlib import Path
 
-from graddoctor.cli.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from graddoctor.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from graddoctor.finding import FAIL_ON
 from graddoctor.cli.parser import Parser
 from graddoctor.finding import sort_findings

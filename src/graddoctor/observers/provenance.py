@@ -28,7 +28,7 @@ from graddoctor.finding import Finding
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.provenance import carried
 from graddoctor.graph.phrases import related_at
-from graddoctor.provenance.explaining import ExplainsErrors, _loss_tensors
+from graddoctor.observers.provenance_explaining import ExplainsErrors, _loss_tensors
 from graddoctor.provenance.recorder import Recorder
 from graddoctor.provenance.records import FROZEN, Cut, InplaceEdit
 from graddoctor.rules import make

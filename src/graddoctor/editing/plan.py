@@ -49,7 +49,7 @@ def plan(findings: list[Finding], root: str, since: float | None = None) -> Plan
 
     `since`: when the run started (time.time()); a file modified after it is marked stale.
     """
-    from graddoctor.fix.edits import registry
+    from graddoctor.editing.edits import registry
 
     edits = registry()
     out = Plan()
@@ -89,7 +89,7 @@ def _edit(module, finding: Finding, text: str) -> tuple[str, str] | None:
     """(title, new text) of one edit of `text`, or None."""
     import libcst as cst
 
-    from graddoctor.fix.source import Source, apply_change
+    from graddoctor.editing.source import Source, apply_change
 
     try:
         src = Source(text)
@@ -108,9 +108,8 @@ def editable_path(shown: str | None, root: str) -> str | None:
     if not path.startswith(root + os.sep) or not path.endswith(".py") or not os.path.isfile(path):
         return None
     libraries = {os.path.realpath(p) for key in ("purelib", "platlib", "stdlib") if (p := sysconfig.get_paths().get(key))}
-    import graddoctor
-
-    libraries.add(os.path.realpath(os.path.dirname(graddoctor.__file__)))
+    # graddoctor's own folder (this file's grandparent): never the user's code, even from a checkout
+    libraries.add(os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     if any(path.startswith(lib + os.sep) for lib in libraries):
         return None
     parts = path[len(root):].split(os.sep)
