@@ -61,7 +61,7 @@ def test_terminal_report_shows_the_source_line_and_the_fix(graddoctor_cli):
     head = next(i for i, line in enumerate(lines) if line.startswith("error GD104"))
     assert lines[head] == "error GD104 parameter-without-gradient  train.py:22:5"
     assert lines[head + 1].strip() == "22 │ loss.backward()"
-    assert any(line.startswith("  fix: ") for line in lines[head:])
+    assert any(line.startswith("  hint: ") for line in lines[head:])
     assert lines[-1] == "1 error · 10 optimizer steps observed · script completed"
 
 

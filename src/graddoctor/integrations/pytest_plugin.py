@@ -54,7 +54,7 @@ def _describe(finding) -> str:
     if finding.subjects:
         text += f"\n    parameters: {', '.join(finding.subjects)}"
     if finding.hint:
-        text += f"\n    fix: {finding.hint}"
+        text += f"\n    hint: {finding.hint}"
     return text
 
 

@@ -24,7 +24,7 @@ def text(findings: list[Finding], files: int, sources: dict[str, list[str]] | No
             out.append(f"  {pad} | {' ' * caret_at}^")
         for r in f.related:
             out.append(f"  note: {r.file}:{r.line}: {r.note}")
-        out.append(f"  fix: {f.hint}")
+        out.append(f"  hint: {f.hint}")
         if f.fix:
             out.append(f"  edit: {applies(f.fix)}")
         out.append("")

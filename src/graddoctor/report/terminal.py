@@ -54,7 +54,7 @@ class FindingView:
             shown = ", ".join(f.subjects[:8]) + (f" (+{len(f.subjects) - 8} more)" if len(f.subjects) > 8 else "")
             yield _indented(Text.assemble(("parameters: ", "dim"), (shown, "")))
         if f.hint:
-            yield _indented(Text.assemble(("fix: ", "bold green"), (f.hint, "green")))
+            yield _indented(Text.assemble(("hint: ", "bold green"), (f.hint, "green")))
         if f.fix:
             yield _indented(Text.assemble(("edit: ", "bold green"), (applies(f.fix), "green")))
         yield Text("")
