@@ -43,8 +43,8 @@ def test_a_layer_in_the_optimizer_without_gradient_stays_red_with_its_finding(gr
     assert "GD104" in ran.codes()
 
 
-# an encoder built in main() and never handed to the optimizer (also used by tests/fixes)
-ENCODER_IN_MAIN = (Path(__file__).parents[1] / "fixes" / "programs" / "gd106_encoder_left_out.py").read_text()
+# an encoder built in main() and never handed to the optimizer (also used by tests/fix/test_printed_fixes_apply.py)
+ENCODER_IN_MAIN = (Path(__file__).parents[1] / "fix" / "printed" / "gd106_encoder_left_out.py").read_text()
 
 
 @pytest.mark.slow  # a `graddoctor run` subprocess that trains: ~3 s of CPU

@@ -1,6 +1,6 @@
 """Every mechanical fix, applied as printed, removes its finding and brings no new one (SPEC section 5).
 
-Each broken program (tests/fixes/programs, or a gallery program) has a patched
+Each broken program (tests/fix/printed, or a demo program) has a patched
 copy `<name>.fixed.py` holding the printed fix verbatim. The test runs both
 under `graddoctor run`, checks that the fix text of the finding is in the
 patched copy, and that the patched copy no longer has the finding nor any
@@ -19,7 +19,7 @@ import pytest
 
 from graddoctor.rules.parts import demo_programs
 
-HERE = Path(__file__).parent / "programs"
+HERE = Path(__file__).parent / "printed"
 
 CASES = [
     ("gd107_lstm_tuple_state.py", "GD107"),

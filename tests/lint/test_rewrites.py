@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-FIX = Path(__file__).parent / "fix"
+FIX = Path(__file__).parent / "rewrites"
 PAIRS = sorted(p.name[: -len(".in.py")] for p in FIX.glob("*.in.py"))
 
 
