@@ -21,7 +21,7 @@ What is sent between ranks, counted, not assumed:
   functions, so it cannot show here; it is counted separately, on a copy of
   the model run a few steps with a DDP communication hook that counts the
   buckets it all-reduces and their bytes (the timed models have no hook).
-- graddoctor's end-of-run exchange (distributed/gather.py: each rank's results
+- graddoctor's end-of-run exchange (runner/gather.py: each rank's results
   to rank 0 through a key-value store, rank 0's verdict back, a last barrier)
   is run for real at the end, over a TCPStore as under torchrun; the store
   client is wrapped to count its requests and the bytes they carry.
@@ -457,7 +457,7 @@ def print_rows(rows: list[dict], args) -> None:
     for r in rows:
         print(f"| {r['world']} | {r['ddp_calls']:.0f} call, {r['ddp_bytes']:,.0f} B | {r['gd_calls']:.0f} calls, "
               f"{r['gd_bytes']:,.0f} B | {r['user_calls']:.0f} / {r['user_calls_watch']:.0f} call, {r['user_bytes']:,.0f} B |")
-    print("\nEnd of run: graddoctor's one exchange through the store (distributed/gather.py)")
+    print("\nEnd of run: graddoctor's one exchange through the store (runner/gather.py)")
     print("| ranks | GD402 samples | payload per rank | rank 0: store requests, bytes received | other ranks: requests | rank 0 merge ms | rank 0 merge + leave ms |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:

@@ -148,7 +148,7 @@ def test_a_fingerprint_of_a_large_parameter_needs_no_copy_of_it_in_int64():
 def test_a_fingerprint_by_chunks_is_exact_across_chunk_boundaries(monkeypatch):
     import torch
 
-    from graddoctor.distributed import ddp
+    from graddoctor.observers import ddp
 
     t = torch.randn(10_001)
     exact = sum(int(v) for v in t.view(torch.int32).tolist())

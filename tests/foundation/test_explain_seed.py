@@ -65,7 +65,7 @@ def test_traceback_on_stdin_names_the_users_line(graddoctor_cli):
 def test_explain_message_argument(graddoctor_cli, message, code):
     ran = graddoctor_cli("explain", message)
     assert ran.returncode == 0
-    assert code in ran.stdout and "fix:" in ran.stdout
+    assert code in ran.stdout and "hint:" in ran.stdout
 
 
 def test_explain_unknown_exits_1(graddoctor_cli):

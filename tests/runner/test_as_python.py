@@ -18,7 +18,7 @@ import pytest
 
 from graddoctor.report.report import Report
 from graddoctor.finding import Finding, Severity
-from graddoctor.runner import cli_run
+from graddoctor.cli import run as cli_run
 
 ROOT = Path(__file__).resolve().parents[2]
 

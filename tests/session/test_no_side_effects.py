@@ -109,7 +109,7 @@ def test_run_target_restores_argv_and_sys_path(tmp_path, monkeypatch):
 
 
 def test_an_observer_failure_never_breaks_the_user_script(tmp_path, monkeypatch):
-    from graddoctor.graph import observer
+    from graddoctor.observers import graph as observer
 
     def broken(self, event):
         raise RuntimeError("observer bug")
@@ -131,7 +131,7 @@ def test_an_observer_failure_never_breaks_the_user_script(tmp_path, monkeypatch)
 
 def test_internal_error_exits_3_with_a_request_to_report(tmp_path, monkeypatch, capsys):
     from graddoctor.cli import main
-    from graddoctor.graph import observer
+    from graddoctor.observers import graph as observer
 
     def broken(self, event):
         raise RuntimeError("observer bug")

@@ -1,7 +1,7 @@
 """The `graddoctor` command line.
 
-`exits` (exit codes, internal errors) and `parser` are the pieces the command modules
-(lint/cli.py, explain/cli.py, demo/cli.py, runner/cli_run.py, checklist/cli.py) import;
+One module per command (run, lint, fix, explain, demo, catalogue for `rules`, checklist),
+each parsing its own options with `parser` and returning an exit code from `graddoctor.exits`;
 `commands` is the top-level dispatcher, which imports them only when a command runs, and
 which no command module imports.
 """

@@ -2,7 +2,7 @@
 
 This module only dispatches: each command lives with the part it drives and is imported
 when it runs, so that starting `graddoctor lint` never imports torch. Exit codes are
-in `cli/exits.py` (SPEC section 1).
+in `exits.py` (SPEC section 1).
 """
 
 from __future__ import annotations

@@ -111,13 +111,13 @@ def _load_config(opts) -> config_mod.Config:
 
 def _fix(results, findings, write: bool):
     """Apply (or show) fixes; findings that were fixed are no longer reported."""
-    from graddoctor.lint import fix as fix_mod
+    from graddoctor.lint import rewrites
 
     fixed_ids: set[int] = set()
     for result in results:
         if not result.fixes or result.source is None:
             continue
-        after = fix_mod.apply(result.source, [fx for _, fx in result.fixes])
+        after = rewrites.apply(result.source, [fx for _, fx in result.fixes])
         if after == result.source:
             continue
         if write:
@@ -125,7 +125,7 @@ def _fix(results, findings, write: bool):
             fixed_ids.update(id(f) for f, _ in result.fixes)
             print(f"fixed {len(result.fixes)} problem(s) in {result.path}", file=sys.stderr)
         else:
-            sys.stdout.write(fix_mod.diff(result.path, result.source, after))
+            sys.stdout.write(rewrites.diff(result.path, result.source, after))
     return [f for f in findings if id(f) not in fixed_ids]
 
 

@@ -1,4 +1,4 @@
-"""Per-layer gradient statistics, judged by the numerics judges (numerics/judging.py).
+"""Per-layer gradient statistics, judged by the numerics judges (observers/numerics.py).
 
 Measured once per optimizer step, just before it: the norm of every gradient in
 a few kernels (fused.py: one `torch._foreach_norm` on CUDA, same-shape gradients

@@ -55,7 +55,7 @@ def fingerprint(t: torch.Tensor) -> int:
 
 class DDPObserver(Observer):
     name = "ddp"
-    # GD402 is judged on rank 0 from the fingerprints recorded here (distributed/gather.py).
+    # GD402 is judged on rank 0 from the fingerprints recorded here (runner/gather.py).
     codes = frozenset({"GD401", "GD402"})
 
     def __init__(self, walk_first: int = 3, sample_first: int = 3, sample_every: int = 10, max_samples: int = 20):

@@ -189,7 +189,7 @@ def merge(own: Report, answers: dict[int, RankResult], world_size: int, fail_on:
             f"{who[0].upper()}{who[1:]} did not report: killed, hung, or still running when rank 0 stopped "
             f"waiting (GRADDOCTOR_DIST_TIMEOUT); {'its' if len(missing) == 1 else 'their'} findings are not in this report."
         )
-    # rank 0's report, built from its session by report/build.py, with the other ranks' parts
+    # rank 0's report, built from its session by runner/build_report.py, with the other ranks' parts
     merged = dataclasses.replace(own, findings=findings, status=status, exception=exception, notes=notes)
     codes = [own_code] + [answers[r].exit_code for r in sorted(answers) if r != 0]
     if EXIT_INTERNAL in codes:

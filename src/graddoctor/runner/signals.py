@@ -8,7 +8,7 @@ signal (130, 143). A second signal while the report is being made aborts at once
 the user asked twice, and so does any signal once the script has ended.
 
 Under torchrun, SIGTERM is torchrun's way of ending the ranks once one has failed, and
-the distributed exit (distributed/gather.py) handles it: only SIGINT is taken there.
+the distributed exit (runner/gather.py) handles it: only SIGINT is taken there.
 """
 
 from __future__ import annotations

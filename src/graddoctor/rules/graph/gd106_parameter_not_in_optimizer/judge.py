@@ -3,7 +3,7 @@
 Said as a replaced layer when the optimizer still holds parameters that no
 model owns any more; otherwise the fix is the user's own optimizer call with
 the missing modules added. (A whole model replaced by a copy is told apart by
-`graph/replaced.py`.)
+`observers/replaced_models.py`.)
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The loss still has a graph, but the trainable parameters that fed the part compu
 under `torch.no_grad()` (or `inference_mode`, `set_grad_enabled(False)`, a helper
 decorated with `@torch.no_grad()`) get no gradient. Deep mode recorded where grad
 mode went off; the finding points at that line. (A loss computed entirely with grad
-mode off is reported by `graph/checks.py:cut_history`.)
+mode off is reported by `observers/graph_checks.py:cut_history`.)
 """
 
 from __future__ import annotations
