@@ -5,7 +5,8 @@ training mode, and holds back when the user switched dropout layers on one by
 one (MC dropout written on purpose). Only the outermost call counts: `train()`
 recursing into the children is one call of the user's. `train` is called a few
 times per epoch at most, so watching it costs nothing on the hot path.
-Installed with the first listener and removed with the last.
+Declared in session/instrumentation.py's registry: installed with the first
+listener and removed with the last.
 """
 
 from __future__ import annotations
@@ -18,10 +19,9 @@ from collections.abc import Callable
 from torch import nn
 
 from graddoctor.locate import Location, user_location
-from graddoctor.session import compiled
-from graddoctor.session.patches import Patcher
+from graddoctor.session import instrumentation
 
-_patcher = Patcher()
+OWNER = "training modes"
 _listeners: list[object] = []
 _inside = threading.local()
 # module -> (mode, the user's line) of the last call of the user's made on that very module
@@ -30,9 +30,7 @@ version = [0]  # bumped at every user call: cached views of the modes are stale 
 
 
 def listen(listener: object) -> None:
-    if not _listeners:
-        compiled.hide_patches(_patcher)
-        _patcher.wrap(nn.Module, "train", _watch_train)
+    instrumentation.attach(OWNER, listener)
     if listener not in _listeners:
         _listeners.append(listener)
 
@@ -40,8 +38,7 @@ def listen(listener: object) -> None:
 def unlisten(listener: object) -> None:
     if listener in _listeners:
         _listeners.remove(listener)
-    if not _listeners:
-        _patcher.restore()
+    instrumentation.detach(OWNER, listener)
 
 
 def _watch_train(original: Callable) -> Callable:
@@ -61,6 +58,9 @@ def _watch_train(original: Callable) -> Callable:
         return result
 
     return train
+
+
+instrumentation.declare(OWNER, nn.Module, "train", _watch_train, hidden_when_compiled=True)
 
 
 def explicitly_set(module: nn.Module) -> bool:

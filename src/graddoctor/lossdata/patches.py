@@ -3,9 +3,9 @@
 `torch.nn.functional`'s loss functions (the nn loss modules call them), the
 constructors of module containers (to know the line that built a
 `ModuleList`), and `DataLoader` construction and iteration (to know which
-loader, built where, feeds the loop). Installed with the first listener and
-removed with the last, so two sessions never wrap a wrapper; a listener's
-failure is its own and never reaches the user.
+loader, built where, feeds the loop). Declared in session/instrumentation.py's
+registry under `OWNER`: installed with the first listener and removed with the
+last; a listener's failure is its own and never reaches the user.
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from torch.nn import functional as F
 from torch.utils.data import DataLoader
 
 from graddoctor.locate import Location, user_location
-from graddoctor.session import compiled
-from graddoctor.session.patches import Patcher
+from graddoctor.session import instrumentation
 
 # The losses that are looked at, by function name (what `nn.*Loss.forward` calls).
 LOSSES = (
@@ -32,8 +31,8 @@ LOSSES = (
 )
 CONTAINERS = (nn.ModuleList, nn.Sequential, nn.ModuleDict)
 
+OWNER = "loss and data"
 _listeners: list[Any] = []
-_patcher = Patcher()
 built_at: "weakref.WeakKeyDictionary[Any, Location]" = weakref.WeakKeyDictionary()  # container or loader -> line
 _last_loader: list = [None]  # weak reference to the DataLoader whose iteration began last
 _inside = threading.local()  # `active`: a loss call is under way on this thread
@@ -47,12 +46,7 @@ def last_loader() -> DataLoader | None:
 def listen(listener) -> None:
     """Start sending loss calls to `listener.on_loss(name, args, kwargs, caller_frame)`, and their
     results to `listener.on_loss_result(result, caller_frame)`."""
-    if not _listeners:
-        try:
-            _install()
-        except BaseException:
-            _patcher.restore()
-            raise
+    instrumentation.attach(OWNER, listener)
     if listener not in _listeners:
         _listeners.append(listener)
 
@@ -60,19 +54,22 @@ def listen(listener) -> None:
 def unlisten(listener) -> None:
     if listener in _listeners:
         _listeners.remove(listener)
+    instrumentation.detach(OWNER, listener)
     if not _listeners:
-        _patcher.restore()
         _last_loader[0] = None
 
 
-def _install() -> None:
-    compiled.hide_patches(_patcher)  # a compiled model calling F.cross_entropy sees torch's own
+def _declare() -> None:
+    # Hidden from compiled code: a compiled model calling F.cross_entropy sees torch's own.
+    def declare(target: Any, attr: str, make: Callable[[Callable], Callable]) -> None:
+        instrumentation.declare(OWNER, target, attr, make, hidden_when_compiled=True)
+
     for name in LOSSES:
-        _patcher.wrap(F, name, _loss_wrapper(name))
+        declare(F, name, _loss_wrapper(name))
     for cls in CONTAINERS:
-        _patcher.wrap(cls, "__init__", _remember_construction)
-    _patcher.wrap(DataLoader, "__init__", _remember_construction)
-    _patcher.wrap(DataLoader, "__iter__", _remember_iteration)
+        declare(cls, "__init__", _remember_construction)
+    declare(DataLoader, "__init__", _remember_construction)
+    declare(DataLoader, "__iter__", _remember_iteration)
 
 
 def _loss_wrapper(name: str) -> Callable[[Callable], Callable]:
@@ -115,10 +112,14 @@ def _remember_construction(original: Callable) -> Callable:
 
 def _remember_iteration(original: Callable) -> Callable:
     def __iter__(self):
-        _last_loader[0] = weakref.ref(self)
+        if _listeners:
+            _last_loader[0] = weakref.ref(self)
         return original(self)
 
     return __iter__
+
+
+_declare()
 
 
 def row_view(x: torch.Tensor) -> torch.Tensor:

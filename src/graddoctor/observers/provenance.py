@@ -32,8 +32,44 @@ from graddoctor.observers.provenance_explaining import ExplainsErrors, _loss_ten
 from graddoctor.provenance.recorder import Recorder
 from graddoctor.provenance.records import FROZEN, Cut, InplaceEdit
 from graddoctor.rules import make
+from graddoctor.session import instrumentation, mode_stack
 from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
-from graddoctor.session.patches import Patcher
+
+OWNER = "deep mode"
+_recorders: list[Recorder] = []  # of the deep-mode observers active now: the wrappers tell each of them
+
+
+def _wrap_enter(original):
+    def __enter__(ctx):
+        result = original(ctx)
+        if getattr(ctx, "mode", True):
+            for recorder in list(_recorders):
+                recorder.enter_inference(sys._getframe(1))
+        return result
+    return __enter__
+
+
+def _wrap_exit(original):
+    def __exit__(ctx, *exc):
+        if getattr(ctx, "mode", True):
+            for recorder in list(_recorders):
+                recorder.exit_inference()
+        return original(ctx, *exc)
+    return __exit__
+
+
+def _wrap_from_numpy(original):
+    def from_numpy(array):
+        out = original(array)
+        for recorder in list(_recorders):
+            recorder.tainted_from_number(array, out, sys._getframe(1))
+        return out
+    return from_numpy
+
+
+instrumentation.declare(OWNER, torch.autograd.grad_mode.inference_mode, "__enter__", _wrap_enter)
+instrumentation.declare(OWNER, torch.autograd.grad_mode.inference_mode, "__exit__", _wrap_exit)
+instrumentation.declare(OWNER, torch, "from_numpy", _wrap_from_numpy)
 
 
 class ProvenanceObserver(ExplainsErrors, Observer):
@@ -45,7 +81,6 @@ class ProvenanceObserver(ExplainsErrors, Observer):
     def __init__(self, deep_steps: int | None = None) -> None:
         self.deep_steps = deep_steps  # None: for the whole session
         self.recorder = Recorder()
-        self._patcher = Patcher()
         self._active = False
         self._suspended = False  # popped for the length of an optimizer step
         self._loss_cuts: dict[int, Cut] = {}  # cuts whose output reached an observed loss
@@ -73,39 +108,19 @@ class ProvenanceObserver(ExplainsErrors, Observer):
 
     def _activate(self) -> None:
         self._ever_active = True
-        recorder = self.recorder
-
-        def wrap_enter(original):
-            def __enter__(ctx):
-                result = original(ctx)
-                if getattr(ctx, "mode", True):
-                    recorder.enter_inference(sys._getframe(1))
-                return result
-            return __enter__
-
-        def wrap_exit(original):
-            def __exit__(ctx, *exc):
-                if getattr(ctx, "mode", True):
-                    recorder.exit_inference()
-                return original(ctx, *exc)
-            return __exit__
-
-        def wrap_from_numpy(original):
-            def from_numpy(array):
-                out = original(array)
-                recorder.tainted_from_number(array, out, sys._getframe(1))
-                return out
-            return from_numpy
-
         try:
-            self._patcher.wrap(torch.autograd.grad_mode.inference_mode, "__enter__", wrap_enter)
-            self._patcher.wrap(torch.autograd.grad_mode.inference_mode, "__exit__", wrap_exit)
-            self._patcher.wrap(torch, "from_numpy", wrap_from_numpy)
-            recorder.__enter__()
+            if not any(r is self.recorder for r in _recorders):
+                _recorders.append(self.recorder)
+            instrumentation.attach(OWNER, self)
+            self.recorder.__enter__()
             self._active = True
         except BaseException:
-            self._patcher.restore()
+            self._unwrap()
             raise
+
+    def _unwrap(self) -> None:
+        _recorders[:] = [r for r in _recorders if r is not self.recorder]
+        instrumentation.detach(OWNER, self)
 
     def stop(self) -> None:
         self.recorder.nan_watch = False
@@ -121,9 +136,9 @@ class ProvenanceObserver(ExplainsErrors, Observer):
                 if self._suspended:
                     self._suspended = False
                 else:
-                    _pop_mode(self.recorder)
+                    mode_stack.leave(self.recorder)
         finally:
-            self._patcher.restore()
+            self._unwrap()
             for region in self.recorder.inference_regions:
                 region.close()
             if self.recorder._region is not None:
@@ -205,7 +220,7 @@ class ProvenanceObserver(ExplainsErrors, Observer):
     def before_step(self, event: StepEvent) -> None:
         # An optimizer step is torch's own no-grad work, thousands of small ops for a
         # for-loop optimizer: step out of the way instead of looking at each.
-        if self._active and not self._suspended and _on_top(self.recorder):
+        if self._active and not self._suspended and mode_stack.on_top(self.recorder):
             self.recorder.__exit__(None, None, None)
             self._suspended = True
         if self._active:
@@ -306,28 +321,3 @@ def _frozen_subject(cut: Cut, index: ModelIndex) -> tuple[str, str]:
             f"a {type(index.models[label]).__name__}" for label in whole), whole[0] if len(whole) == 1 else ""
     names = sorted(index.name(p) for p in params)
     return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else ""), ""
-
-
-def _on_top(mode) -> bool:
-    from torch.overrides import _get_current_function_mode_stack
-
-    stack = _get_current_function_mode_stack()
-    return bool(stack) and stack[-1] is mode
-
-
-def _pop_mode(mode) -> None:
-    """Leave the mode; if the user pushed modes above it and left them open, remove ours anyway."""
-    from torch.overrides import _get_current_function_mode_stack
-
-    stack = _get_current_function_mode_stack()
-    if stack and stack[-1] is mode:
-        mode.__exit__(None, None, None)
-        return
-    above = []
-    while stack and stack[-1] is not mode:
-        above.append(torch._C._pop_torch_function_stack())
-        stack = _get_current_function_mode_stack()
-    if stack:
-        mode.__exit__(None, None, None)
-    for other in reversed(above):
-        torch._C._push_on_torch_function_stack(other)

@@ -24,21 +24,20 @@ from collections.abc import Callable
 from typing import Any
 
 import os
-import sys
 
 import torch
-from torch.nn.modules import module as _module
 
-from graddoctor.session.patches import Patcher
+from graddoctor.session import instrumentation, mode_stack, torch_private
 
 # Set on a TorchFunctionMode class, or on the object a global module hook is a method of.
 HIDDEN = "_graddoctor_hidden_when_compiled"
 
 calls = 0  # compiled calls made while installed: what deep mode could not see
-_patchers: list[Any] = []  # session.patches.Patcher whose replacements compiled code must not see
 _touched: list[list] = []  # hook lists we appended to, to take our hook out again
-_context_class: Any = None
-_deferred = Patcher()  # torch.compile, wrapped while dynamo is not imported yet
+_skipped: list[str] = []  # what we added to dynamo's SKIP_DIRS, taken out again at uninstall
+DEFERRED = "torch.compile, until dynamo is imported"  # instrumentation owners
+HOOKED = "dynamo's enter/exit hooks"
+_USER = "compiled"
 
 
 def is_ours(obj: Any) -> bool:
@@ -50,28 +49,25 @@ def _hide() -> Callable[[], None]:
     """Dynamo's enter hook: take our modes and hooks off; returns what puts them back."""
     global calls
     calls += 1
-    stack = [torch._C._pop_torch_function_stack() for _ in range(torch._C._len_torch_function_stack())][::-1]
+    stack = mode_stack.take_all()
     kept = [m for m in stack if not is_ours(m)]
-    for mode in kept:
-        torch._C._push_on_torch_function_stack(mode)
-    hook_dicts = (_module._global_forward_hooks, _module._global_forward_pre_hooks)
+    mode_stack.put_back(kept)
+    hook_dicts = torch_private.global_forward_hook_dicts()
     saved = [list(d.items()) for d in hook_dicts]
     for d in hook_dicts:
         for key in [k for k, hook in d.items() if is_ours(hook)]:
             del d[key]
-    swap_ins = [patcher.swap_out() for patcher in _patchers if patcher.active]
-    if not swap_ins and len(kept) == len(stack) and all(len(d) == len(s) for d, s in zip(hook_dicts, saved)):
+    swap_in = instrumentation.swap_out_hidden()
+    if swap_in is None and len(kept) == len(stack) and all(len(d) == len(s) for d, s in zip(hook_dicts, saved)):
         return _nothing
 
     def show() -> None:
-        for swap_in in swap_ins:
+        if swap_in is not None:
             swap_in()
-        now = [torch._C._pop_torch_function_stack() for _ in range(torch._C._len_torch_function_stack())][::-1]
+        now = mode_stack.take_all()
         # The compiled code left the stack as it found it (the usual case): restore the exact order.
         # Otherwise keep what it did and put ours back on top.
-        restored = stack if now == kept else now + [m for m in stack if is_ours(m)]
-        for mode in restored:
-            torch._C._push_on_torch_function_stack(mode)
+        mode_stack.put_back(stack if now == kept else now + [m for m in stack if is_ours(m)])
         for d, items in zip(hook_dicts, saved):
             if list(d) == [k for k, hook in items if not is_ours(hook)]:
                 d.clear()
@@ -102,13 +98,6 @@ class _WithOurHook:
         ctx.__dict__["enter_exit_hooks"] = value
 
 
-def hide_patches(patcher: Any) -> None:
-    """Compiled code sees the originals of what `patcher` replaced (dynamo guards on the functions
-    it calls: a loss function replaced after compiling would recompile the model)."""
-    if patcher not in _patchers:
-        _patchers.append(patcher)
-
-
 def install() -> None:
     """Hide graddoctor from compiled code until `uninstall()`.
 
@@ -117,31 +106,30 @@ def install() -> None:
     """
     global calls
     calls = 0
-    if "torch._dynamo.eval_frame" in sys.modules:
+    if torch_private.dynamo_imported():
         _install_hook()
-        return
+    else:
+        instrumentation.attach(DEFERRED, _USER)
 
-    def make(original):
-        def compile(*args, **kwargs):
-            _install_hook()
-            return original(*args, **kwargs)
-        return compile
 
-    _deferred.wrap(torch, "compile", make)
+def _compile_installing_hook(original):
+    def compile(*args, **kwargs):
+        _install_hook()
+        return original(*args, **kwargs)
+    return compile
+
+
+instrumentation.declare(DEFERRED, torch, "compile", _compile_installing_hook)
 
 
 def _install_hook() -> None:
-    global _context_class
-    if _context_class is not None:
+    if instrumentation.active(HOOKED):
         return
-    try:
-        from torch._dynamo.eval_frame import _TorchDynamoContext
-    except Exception:  # a torch without dynamo compiles nothing
+    context_class = torch_private.dynamo_context_class()
+    if context_class is None:
         return
-    if "enter_exit_hooks" in vars(_TorchDynamoContext):
-        return  # not the torch we know: leave dynamo alone rather than guess
-    _TorchDynamoContext.enter_exit_hooks = _WithOurHook()
-    _context_class = _TorchDynamoContext
+    instrumentation.declare(HOOKED, context_class, "enter_exit_hooks", lambda _absent: _WithOurHook())
+    instrumentation.attach(HOOKED, _USER)
     _never_traced()
 
 
@@ -156,18 +144,7 @@ def _never_traced() -> None:
     wrapper then calls the original, so the step computes what it would without us.
     The demo programs live in the package (beside their rules) but are user code: it stays traceable.
     """
-    try:
-        from torch._dynamo import trace_rules
-    except Exception:
-        return
-    dirs = getattr(trace_rules, "SKIP_DIRS", None)
-    recompile = getattr(trace_rules, "_recompile_re", None)
-    if not isinstance(dirs, list) or recompile is None:
-        return  # not the torch we know
-    added = [p for p in _own_paths() if p not in dirs]
-    if added:
-        dirs.extend(added)
-        recompile()
+    _skipped.extend(torch_private.add_skip_dirs(_own_paths()))
 
 
 _paths: list[str] = []
@@ -189,14 +166,12 @@ def _own_paths() -> list[str]:
 
 
 def uninstall() -> None:
-    global _context_class
-    _deferred.restore()
-    if _context_class is None:
-        return
     try:
-        del _context_class.enter_exit_hooks
+        instrumentation.detach(DEFERRED, _USER)
+        instrumentation.detach(HOOKED, _USER)
+        added, _skipped[:] = list(_skipped), []
+        torch_private.remove_skip_dirs(added)
     finally:
-        _context_class = None
         while _touched:
             hooks = _touched.pop()
             while _hide in hooks:

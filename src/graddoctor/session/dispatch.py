@@ -1,8 +1,9 @@
 """The global instrumentation: installed once, shared by every active session.
 
 `graddoctor run` on a script that itself calls `graddoctor.watch()` gives two
-sessions at once; the patches are installed for the first and removed with
-the last, and every event goes to every active session.
+sessions at once; the patches (declared under `OWNER` in
+session/instrumentation.py) are installed for the first and removed with the
+last, and every event goes to every active session.
 """
 
 from __future__ import annotations
@@ -18,11 +19,10 @@ from torch.optim import lr_scheduler
 from graddoctor.locate import user_location
 from graddoctor.session.manual_steps import ManualSteps
 from graddoctor.session.observer import BackwardEvent, CallEvent
-from graddoctor.session import compiled, processes
-from graddoctor.session.patches import Patcher
+from graddoctor.session import compiled, instrumentation, processes
 
+OWNER = "dispatch"  # the training loop's calls, sent to every attached session
 _sessions: list[Any] = []
-_patcher = Patcher()
 _handles: list[Any] = []
 _state = threading.local()
 
@@ -55,54 +55,41 @@ def active_sessions() -> list[Any]:
 
 
 def register(session) -> None:
-    if not _sessions:
-        _install()
+    instrumentation.attach(OWNER, session)
     _sessions.append(session)
 
 
 def unregister(session) -> None:
     if session in _sessions:
         _sessions.remove(session)
-    if not _sessions:
-        _uninstall()
+    instrumentation.detach(OWNER, session)
 
 
-def _install() -> None:
+def _start() -> None:
+    """With the first session: torch's global optimizer hooks, and graddoctor hidden from compiled code."""
+    _register_step_hooks()
+    compiled.install()
+
+
+def _stop() -> None:
     try:
-        _patch_backward()
-        _patch_optimizer()
-        _patch_zero_grad()
-        _patch_clipping()
-        _patch_schedulers()
-        _patch_scaler()
-        _patch_warnings()
-        _patch_module_state()
-        _patch_loaders()
-        processes.patch(_patcher, active_sessions)
-        compiled.install()
-    except BaseException:
-        _uninstall()
-        raise
+        manual.uninstall()
+        _state.stepping = None  # a step that raised leaves it set; the next session starts clean
+        while _handles:
+            _handles.pop().remove()
+    finally:
+        compiled.uninstall()
 
 
-def _uninstall() -> None:
-    manual.uninstall()
-    _state.stepping = None  # a step that raised leaves it set; the next session starts clean
-    while _handles:
-        _handles.pop().remove()
-    _patcher.restore()
-    compiled.uninstall()
-
-
-def _patch_warnings() -> None:
+def _declare_warnings() -> None:
     import warnings
 
     from graddoctor.session.warnsite import make_show
 
-    _patcher.wrap(warnings, "_showwarnmsg", make_show)
+    instrumentation.declare(OWNER, warnings, "_showwarnmsg", make_show)
 
 
-def _patch_module_state() -> None:
+def _declare_module_state() -> None:
     """graddoctor's hooks on the user's modules are never part of their state.
 
     `torch.save(model)`, `pickle`, `copy.deepcopy(model)` (an EMA or target network) and
@@ -126,13 +113,13 @@ def _patch_module_state() -> None:
 
         return __getstate__
 
-    _patcher.wrap(nn.Module, "__getstate__", make)
+    instrumentation.declare(OWNER, nn.Module, "__getstate__", make)
 
 
 # --- backward ---------------------------------------------------------------------------
 
 
-def _patch_backward() -> None:
+def _declare_backward() -> None:
     def make(original: Callable) -> Callable:
         def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, *args, **kwargs):
             if not _sessions or _depth("backward"):
@@ -168,13 +155,13 @@ def _patch_backward() -> None:
 
         return backward
 
-    _patcher.wrap(torch.autograd, "backward", make)
+    instrumentation.declare(OWNER, torch.autograd, "backward", make)
 
 
 # --- optimizers -------------------------------------------------------------------------
 
 
-def _patch_optimizer() -> None:
+def _declare_optimizer() -> None:
     def make_init(original: Callable) -> Callable:
         def __init__(self, *args, **kwargs):
             original(self, *args, **kwargs)
@@ -185,8 +172,10 @@ def _patch_optimizer() -> None:
 
         return __init__
 
-    _patcher.wrap(torch.optim.Optimizer, "__init__", make_init)
+    instrumentation.declare(OWNER, torch.optim.Optimizer, "__init__", make_init)
 
+
+def _register_step_hooks() -> None:
     # A wrapper optimizer (Lookahead and the like) steps an inner one: only the
     # outermost step is the user's. A step that raised leaves `stepping` set, so
     # a later step of the same optimizer counts as outermost again.
@@ -299,21 +288,21 @@ def _function_wrapper(kind: str, method: str) -> Callable:
     return make
 
 
-def _patch_zero_grad() -> None:
-    _patcher.wrap(torch.optim.Optimizer, "zero_grad", _method_wrapper("zero_grad", "optimizer"))
-    _patcher.wrap(torch.nn.Module, "zero_grad", _method_wrapper("zero_grad", "module"))
+def _declare_zero_grad() -> None:
+    instrumentation.declare(OWNER, torch.optim.Optimizer, "zero_grad", _method_wrapper("zero_grad", "optimizer"))
+    instrumentation.declare(OWNER, torch.nn.Module, "zero_grad", _method_wrapper("zero_grad", "module"))
 
 
-def _patch_clipping() -> None:
+def _declare_clipping() -> None:
     from torch.nn.utils import clip_grad
 
     for name in ("clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_"):
         for owner in (torch.nn.utils, clip_grad):
             if hasattr(owner, name):
-                _patcher.wrap(owner, name, _function_wrapper("clip", name))
+                instrumentation.declare(OWNER, owner, name, _function_wrapper("clip", name))
 
 
-def _patch_schedulers() -> None:
+def _declare_schedulers() -> None:
     classes = [lr_scheduler.LRScheduler] + [
         cls
         for cls in vars(lr_scheduler).values()
@@ -322,18 +311,35 @@ def _patch_schedulers() -> None:
     ]
     for cls in classes:
         # LRScheduler.__init__ takes its first step itself: that one is not the user's.
-        _patcher.wrap(cls, "step", _method_wrapper("scheduler", "step", skip_callers=("_initial_step", "__init__")))
+        instrumentation.declare(OWNER, cls, "step", _method_wrapper("scheduler", "step", skip_callers=("_initial_step", "__init__")))
 
 
-def _patch_scaler() -> None:
+def _declare_scaler() -> None:
     from torch.amp import grad_scaler
 
     for name in ("scale", "unscale_", "step", "update"):
-        _patcher.wrap(grad_scaler.GradScaler, name, _method_wrapper("scaler", name))
+        instrumentation.declare(OWNER, grad_scaler.GradScaler, name, _method_wrapper("scaler", name))
 
 
-def _patch_loaders() -> None:
+def _declare_loaders() -> None:
     # iter(loader) begins a pass over the data: the loop audit counts scheduler steps per pass.
     from torch.utils.data import DataLoader
 
-    _patcher.wrap(DataLoader, "__iter__", _method_wrapper("loader", "iter"))
+    instrumentation.declare(OWNER, DataLoader, "__iter__", _method_wrapper("loader", "iter"))
+
+
+def _declare() -> None:
+    _declare_backward()
+    _declare_optimizer()
+    _declare_zero_grad()
+    _declare_clipping()
+    _declare_schedulers()
+    _declare_scaler()
+    _declare_warnings()
+    _declare_module_state()
+    _declare_loaders()
+    processes.declare(OWNER, active_sessions)
+    instrumentation.on_attach(OWNER, _start, _stop)
+
+
+_declare()

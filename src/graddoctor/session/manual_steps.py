@@ -31,8 +31,9 @@ from collections.abc import Callable
 import torch
 
 from graddoctor.locate import user_location
-from graddoctor.session.patches import Patcher
+from graddoctor.session import instrumentation
 
+OWNER = "manual steps"
 _UPDATES = ("add_", "sub_", "__iadd__", "__isub__", "addcdiv_", "addcmul_")
 
 
@@ -61,11 +62,12 @@ class ManualSteps:
     def __init__(self, sessions: Callable[[], list], stepping: Callable[[], object]) -> None:
         self._sessions = sessions
         self._stepping = stepping  # the real optimizer stepping now, if any
-        self._patcher = Patcher()
+        for name in _UPDATES:
+            instrumentation.declare(OWNER, torch.Tensor, name, self._wrapper)
         self.reset()
 
     def reset(self) -> None:
-        self._patcher.restore()
+        instrumentation.detach(OWNER, self)
         self.real_stepped = False
         self.optimizer: ManualUpdates | None = None
         self._backwards_since_step = 0
@@ -78,7 +80,7 @@ class ManualSteps:
 
     @property
     def installed(self) -> bool:
-        return self._patcher.active
+        return instrumentation.active(OWNER)
 
     # --- events from dispatch -------------------------------------------------------------
 
@@ -92,8 +94,7 @@ class ManualSteps:
             if not (no_optimizer or self._backwards_since_step >= 2):
                 return
             self._learn_leaves(loss)
-            for name in _UPDATES:
-                self._patcher.wrap(torch.Tensor, name, self._wrapper)
+            instrumentation.attach(OWNER, self)
         self._index_storage()
 
     def real_step(self) -> None:
@@ -101,7 +102,7 @@ class ManualSteps:
         self.end()
         if not self.real_stepped:
             self.real_stepped = True
-            self._patcher.restore()
+            instrumentation.detach(OWNER, self)
 
     def end(self) -> None:
         """End the manual step in progress, if any (a loop call or the end of the session)."""

@@ -13,9 +13,11 @@ import multiprocessing.process
 from collections.abc import Callable
 
 from graddoctor.locate import Location, user_location
+from graddoctor.session import instrumentation
 
 
-def patch(patcher, sessions: Callable[[], list]) -> None:
+def declare(owner: str, sessions: Callable[[], list]) -> None:
+    """`Process.start` watched for `owner`, telling `sessions()` of each process the user starts."""
     def make(original: Callable) -> Callable:
         def start(self, *args, **kwargs):
             result = original(self, *args, **kwargs)
@@ -29,7 +31,7 @@ def patch(patcher, sessions: Callable[[], list]) -> None:
 
         return start
 
-    patcher.wrap(multiprocessing.process.BaseProcess, "start", make)
+    instrumentation.declare(owner, multiprocessing.process.BaseProcess, "start", make)
 
 
 def note(report, session) -> None:

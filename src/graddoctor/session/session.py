@@ -21,7 +21,7 @@ from torch import nn
 
 from graddoctor.finding import Finding
 from graddoctor.locate import Location
-from graddoctor.session import dispatch
+from graddoctor.session import dispatch, torch_private
 from graddoctor.session.models import label_models, names_in_namespace, names_in_user_frames, root_modules
 from graddoctor.session.observer import BackwardEvent, CallEvent, Observer, StepEvent
 from graddoctor.session.registry import OptimizerRecord, record_for, remember_creation
@@ -134,6 +134,8 @@ class Session:
                 self._call(observer, "stop", observer.stop)
         finally:
             dispatch.unregister(self)
+            # What this torch lacks of the internals graddoctor uses: said, not a crash.
+            self.internal_errors.extend(m for m in torch_private.missing() if m not in self.internal_errors)
 
     def __enter__(self) -> "Session":
         return self.attach()

@@ -38,6 +38,7 @@ from graddoctor.locate import Location, is_user_file
 from graddoctor.rules.loop.gd207_graph_kept_alive.lifetimes import LossLifetimes, Pile, follow
 from graddoctor.lossdata import patches as loss_patches
 from graddoctor.rules import make
+from graddoctor.session import mode_stack, torch_private
 from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
 
 _MAX_TRACKED = 4096
@@ -201,7 +202,7 @@ class KeptAlive(Observer):
         elif step >= self._next_window:
             # Never slide our mode in under or over a mode the user (or deep mode) has
             # entered: neither could be exited cleanly. The window waits until they are gone.
-            if torch._C._len_torch_function_stack() == 0 and not self.session.function_mode_held(self):
+            if torch_private.function_mode_count() == 0 and not self.session.function_mode_held(self):
                 self._open(step)
                 self._next_window = step + max(self.every, self.lag + 2) if self.every else float("inf")
 
@@ -218,7 +219,7 @@ class KeptAlive(Observer):
     def _close(self, step: int) -> None:
         recorder, self._recorder = self._recorder, None
         try:
-            _remove_mode(recorder)
+            mode_stack.remove(recorder)
         finally:
             self._closed = (step, recorder)
 
@@ -252,7 +253,7 @@ class KeptAlive(Observer):
             self._follow(self.lifetimes.settle, True)
         if self._recorder is not None:
             recorder, self._recorder = self._recorder, None
-            _remove_mode(recorder)
+            mode_stack.remove(recorder)
         self._closed = None
 
     def findings(self) -> list[Finding]:
@@ -269,24 +270,6 @@ def _fate(pile: Pile, lag: int) -> str:
     if pile.consumed_at is None:
         return "never backpropagated"
     return f"still alive {lag} optimizer steps after the backward that used them"
-
-
-def _remove_mode(mode: TorchFunctionMode) -> None:
-    """Take our mode off the torch-function mode stack, leaving the user's modes as they are.
-
-    The user may have entered a mode of their own after ours and still be inside
-    it: pop down to ours, drop it, and push theirs back in order.
-    """
-    above = []
-    try:
-        while torch._C._len_torch_function_stack() > 0:
-            top = torch._C._pop_torch_function_stack()
-            if top is mode:
-                break
-            above.append(top)
-    finally:
-        for other in reversed(above):
-            torch._C._push_on_torch_function_stack(other)
 
 
 def _accumulation_fix(where: tuple) -> str | None:
