@@ -230,7 +230,7 @@ class ProvenanceObserver(ExplainsErrors, Observer):
         if self.escalation == "pending":
             self._open_window()
         if (self._active and self.escalation != "open" and self.deep_steps is not None
-                and self.session.iterations >= self.deep_steps):
+                and self.session.discovered.iterations >= self.deep_steps):
             self._pause()
 
     def _resume(self) -> None:
