@@ -69,7 +69,7 @@ class ProvenanceObserver(ExplainsErrors, Observer):
             # `run` records its first steps deeply anyway; watching them for NaN too costs
             # about 1.5x on those few steps and names the op when the very first step goes
             # bad (after which the weights are NaN and a later window only sees inherited NaN).
-            self.recorder.nan_watch = True
+            self.recorder.non_finite.watch = True
 
     def _activate(self) -> None:
         self._ever_active = True
@@ -79,14 +79,14 @@ class ProvenanceObserver(ExplainsErrors, Observer):
             def __enter__(ctx):
                 result = original(ctx)
                 if getattr(ctx, "mode", True):
-                    recorder.enter_inference(sys._getframe(1))
+                    recorder.grad_mode.enter_inference(sys._getframe(1))
                 return result
             return __enter__
 
         def wrap_exit(original):
             def __exit__(ctx, *exc):
                 if getattr(ctx, "mode", True):
-                    recorder.exit_inference()
+                    recorder.grad_mode.exit_inference()
                 return original(ctx, *exc)
             return __exit__
 
@@ -108,7 +108,7 @@ class ProvenanceObserver(ExplainsErrors, Observer):
             raise
 
     def stop(self) -> None:
-        self.recorder.nan_watch = False
+        self.recorder.non_finite.watch = False
         if self.escalation in ("pending", "open"):
             self.escalation = "done"
         self._pause()
@@ -124,10 +124,10 @@ class ProvenanceObserver(ExplainsErrors, Observer):
                     _pop_mode(self.recorder)
         finally:
             self._patcher.restore()
-            for region in self.recorder.inference_regions:
+            for region in self.recorder.grad_mode.inference_regions:
                 region.close()
-            if self.recorder._region is not None:
-                self.recorder._region.close()
+            if self.recorder.grad_mode.region is not None:
+                self.recorder.grad_mode.region.close()
 
     @property
     def active(self) -> bool:
@@ -153,12 +153,12 @@ class ProvenanceObserver(ExplainsErrors, Observer):
                 return
             self._activate()
         self.escalation = "open"
-        self.recorder.nan_watch = True
+        self.recorder.non_finite.watch = True
 
     def _close_window(self) -> None:
         # Not popped here: backward() may be running inside our own mode's handler (where the
         # mode is off the stack for a moment); after_step or stop() pops it, as in deep mode.
-        self.recorder.nan_watch = False
+        self.recorder.non_finite.watch = False
         self.escalation = "done"
 
     def explain_exception(self, exc: BaseException, where) -> list[Finding]:
@@ -168,11 +168,11 @@ class ProvenanceObserver(ExplainsErrors, Observer):
 
     def nan_origin(self):
         """The first forward op of the escalated step that made a NaN/Inf (a NanOrigin), or None."""
-        return self.recorder.nan_origin
+        return self.recorder.non_finite.origin
 
     def zeroing_ops(self) -> list:
         """Ops of the deep steps that gave their input a zero gradient everywhere (ZeroingOp), in order."""
-        return list(self.recorder.zeroing.values())
+        return list(self.recorder.zeroing.ops.values())
 
     # --- events -------------------------------------------------------------------------------
 
@@ -223,7 +223,7 @@ class ProvenanceObserver(ExplainsErrors, Observer):
         versions, self._versions = self._versions, []
         for param, before in versions:
             if param._version != before:
-                self.recorder.inplace.append(InplaceEdit(
+                self.recorder.edits.inplace.append(InplaceEdit(
                     "step", event.where, [event.where], tuple(param.shape), before, param._version, None, True,
                     event.step, optimizer=type(event.optimizer).__name__, param_id=id(param)))
         self._resume()
@@ -257,8 +257,8 @@ class ProvenanceObserver(ExplainsErrors, Observer):
     # --- GD109: .data writes between forward and backward --------------------------------------
 
     def _check_data_writes(self, losses: list[torch.Tensor], event: BackwardEvent) -> None:
-        writes = [w for w in self.recorder.data_writes if w.after_forward]
-        self.recorder.data_writes.clear()
+        writes = [w for w in self.recorder.edits.data_writes if w.after_forward]
+        self.recorder.edits.data_writes.clear()
         if not writes:
             return
         leaves: set[int] = set()
