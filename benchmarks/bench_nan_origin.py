@@ -56,7 +56,7 @@ def measure(make, steps: int, rounds: int) -> dict[str, float]:
                 start = time.process_time()
                 for _ in range(steps):
                     if name == "escalated":
-                        observer.recorder.nan_watch = True
+                        observer.recorder.non_finite.watch = True
                     step()
                 times[name].append((time.process_time() - start) / steps)
             finally:

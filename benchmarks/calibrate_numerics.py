@@ -5,7 +5,7 @@ over the upper-quartile layer's RMS (what GD304 compares with `vanish_ratio`),
 median and worst step, the three lowest layers; per optimizer, the update/weight
 ratio of the first three measured steps and the median of all (what GD305 judges).
 This is how NumericsOptions' defaults were chosen (see options.py for the numbers).
-It wraps two LayerStats methods to read what they compute; it changes nothing.
+It wraps two Judge methods (numerics/judging.py) to read what they compute; it changes nothing.
 
     PYTHONPATH=src python benchmarks/calibrate_numerics.py tests/corpus/programs/*.py
 """
@@ -19,12 +19,12 @@ import os
 import statistics
 import sys
 
-from graddoctor.numerics import layers
+from graddoctor.numerics.judging import Judge
 from graddoctor.runner.script import run_target
 
 SEEN: dict = {}
-_judge_grads = layers.LayerStats._judge_grads
-_judge_ratio = layers.LayerStats._judge_ratio
+_judge_grads = Judge.grads
+_judge_ratio = Judge.ratio
 
 
 def _grads(self, reading, layer_sq, clips, track):
@@ -46,7 +46,7 @@ def _ratio(self, reading, values, track):
 
 
 def main(paths: list[str]) -> None:
-    layers.LayerStats._judge_grads, layers.LayerStats._judge_ratio = _grads, _ratio
+    Judge.grads, Judge.ratio = _grads, _ratio
     for path in paths:
         SEEN.clear()
         here = os.getcwd()

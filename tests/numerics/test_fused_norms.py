@@ -57,7 +57,7 @@ def test_layer_norms_are_torch_norms_with_gradients_that_come_and_go():
     w, model, grads = _run(14, layer_every=1)
     assert not w.session.internal_errors, w.session.internal_errors
     assert w.report().ok, str(w.report())
-    stats = w.layer_stats()
+    stats = w.layer_stats().record
     names = stats.names()
     last = {names[key]: track.last for key, track in stats.layers.items()}
     final = grads[-1]
@@ -73,7 +73,7 @@ def test_layer_norms_are_torch_norms_with_gradients_that_come_and_go():
 
 def test_history_every_step_in_the_monitor_and_sampled_in_watch():
     w, _, _ = _run(30)
-    rows = [step for step, _ in w.layer_stats().history]
+    rows = [step for step, _ in w.layer_stats().record.history]
     assert rows[:10] == list(range(1, 11)) and 30 in rows and len(rows) < 30  # first steps, sampled, the last one
     torch.manual_seed(0)
     model = Tagger()

@@ -24,7 +24,7 @@ def gd306(w) -> list:
 
 
 def series_of(w) -> list:
-    stats = next(o for o in w.session.observers if o.name == "layers")
+    stats = next(o for o in w.session.observers if o.name == "layers").record
     return list(stats.loss_series.series.values())
 
 
@@ -140,7 +140,7 @@ def test_gan_losses_form_an_adversarial_pair_and_a_supervised_pair_does_not():
             opt_g.zero_grad()
             g_loss.backward()
             opt_g.step()
-    stats = next(o for o in w.session.observers if o.name == "layers")
+    stats = next(o for o in w.session.observers if o.name == "layers").record
     series = series_of(w)
     assert len(series) == 2 and all(stats.loss_series.adversarial(s) for s in series)
     assert not any(s.graph.policy for s in series)

@@ -16,7 +16,7 @@ from graddoctor import watch
 
 
 def _layer_stats(w):
-    return next(o for o in w.session.observers if o.name == "layers")
+    return next(o for o in w.session.observers if o.name == "layers").record
 
 
 def _regression(steps: int, *, rounded: bool = False, nan_at: int | None = None, **opts):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from graddoctor.provenance.recorder import Recorder
+from graddoctor.provenance.trackers.non_finite import NonFiniteTracker
 from tests.provenance.conftest import line_of
 
 LR_10 = """
@@ -107,13 +107,13 @@ def test_nan_from_the_data_names_no_op(graddoctor_cli, script, innocent):
 
 def test_uninitialised_memory_is_never_a_nan_origin():
     # What `torch.empty` returns is whatever the memory held: a NaN there is no op's doing.
-    recorder = Recorder()
-    recorder.nan_watch = True
+    tracker = NonFiniteTracker()
+    tracker.watch = True
     import sys
 
     garbage = torch.full((4,), float("nan"))
     for factory in (torch.empty, torch.empty_like, torch.empty_strided, torch.Tensor.new_empty):
-        recorder._check_finite(factory, (), {}, garbage, sys._getframe())
-        assert recorder.nan_origin is None and recorder.nan_watch
-    recorder._check_finite(torch.log, (torch.zeros(4),), {}, torch.log(torch.zeros(4)), sys._getframe())
-    assert recorder.nan_origin is not None and recorder.nan_origin.op == "log"
+        tracker.check(factory, (), {}, garbage, sys._getframe(), step=1)
+        assert tracker.origin is None and tracker.watch
+    tracker.check(torch.log, (torch.zeros(4),), {}, torch.log(torch.zeros(4)), sys._getframe(), step=1)
+    assert tracker.origin is not None and tracker.origin.op == "log"

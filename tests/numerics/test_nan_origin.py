@@ -98,14 +98,14 @@ def test_finite_training_never_opens_a_window():
     provenance = _provenance(w)
     assert provenance.escalation is None
     assert not provenance._ever_active  # the recorder was never pushed
-    assert not provenance.recorder.nan_watch
+    assert not provenance.recorder.non_finite.watch
     assert not [f for f in w.report().findings if f.code in ("GD301", "GD302")]
 
 
 def test_finite_deep_mode_never_checks_values():
     w, _ = _watched(FiniteNet, deep=True)
     provenance = _provenance(w)
-    assert provenance.escalation is None and provenance.recorder.nan_origin is None
+    assert provenance.escalation is None and provenance.recorder.non_finite.origin is None
 
 
 @pytest.mark.parametrize("model_cls", [LogNet, FiniteNet])

@@ -166,7 +166,7 @@ def test_counter_sees_a_host_read_made_by_graddoctor(monkeypatch):
 
     def reading_before_step(self, event):
         original(self, event)
-        if self._pending and self._pending[-1].readout is not None:
+        if self.meter.pending and self.meter.pending[-1].readout is not None:
             torch.stack([p.grad.norm() for p in event.optimizer.param_groups[0]["params"]]).tolist()
 
     monkeypatch.setattr(LayerStats, "before_step", reading_before_step)

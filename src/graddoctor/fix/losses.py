@@ -12,9 +12,9 @@ def loss_curve(session) -> list[tuple[int, float]]:
     from graddoctor.numerics.layers import LayerStats
 
     stats = next((o for o in session.observers if isinstance(o, LayerStats)), None)
-    if stats is None or not stats.loss_series.series:
+    if stats is None or not stats.record.loss_series.series:
         return []
-    series = max(stats.loss_series.series.values(), key=lambda s: s.count)
+    series = max(stats.record.loss_series.series.values(), key=lambda s: s.count)
     points = [(i + 1, v) for i, v in enumerate(series.first)]
     tail = list(series.last)
     start = series.count - len(tail) + 1

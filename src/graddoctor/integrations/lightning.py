@@ -93,7 +93,7 @@ class _GradDoctorCallback(CallbackState):
         if isinstance(wrapper, torch.nn.parallel.DistributedDataParallel):
             # strategy="ddp" wraps the module only now: watch the wrapper (GD401, GD402 look for
             # it), named as the module (graph/naming.py unwraps DDP).
-            self._run.session.watch_models({"model": wrapper})
+            self._run.session.discovered.watch_models({"model": wrapper})
         if getattr(trainer, "world_size", 1) > 1:
             # The ranks' results meet in a store named by a token rank 0 draws: fit start is a
             # point every rank passes together, and a later launch on the same port gets a new store.

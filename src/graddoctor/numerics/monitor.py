@@ -22,7 +22,7 @@ class GradFlowMonitor(SessionHandle):
         monitor.plot("gradflow.png")
 
     Measured just before each optimizer step with one fused norm over all
-    gradients (see numerics/layers.py); the last `history` steps are kept.
+    gradients (see numerics/meter.py); the last `history` steps are kept.
     """
 
     def __init__(self, model: nn.Module, optimizer: torch.optim.Optimizer | None = None, *, history: int = 256) -> None:
@@ -33,30 +33,30 @@ class GradFlowMonitor(SessionHandle):
 
 
     def _settle(self) -> None:
-        self.stats._drain(ready_only=False)
+        self.stats.meter.drain(ready_only=False)
 
     def layers(self) -> list[str]:
-        return [row.name for row in self.stats.rows()]
+        return [row.name for row in self.stats.layer_rows()]
 
     def history(self) -> dict[str, list[tuple[int, float]]]:
         """Per layer: (step, gradient norm) for the kept steps."""
         self._settle()
-        names = self.stats.names()
-        out: dict[str, list[tuple[int, float]]] = {names.get(key, str(key)): [] for key in self.stats.layers}
-        for step, values in self.stats.history:
+        names = self.stats.record.names()
+        out: dict[str, list[tuple[int, float]]] = {names.get(key, str(key)): [] for key in self.stats.record.layers}
+        for step, values in self.stats.record.history:
             for key, norm in values:
                 out[names.get(key, str(key))].append((step, norm))
         return out
 
     def rows(self):
         self._settle()
-        return self.stats.rows()
+        return self.stats.layer_rows()
 
     def table(self) -> str:
         """A plain-text table: layer, mean and max gradient norm over steps, last, update/weight."""
         self._settle()
-        rows = self.stats.rows()
-        by_name = {name: self.stats.layers.get(key) for key, name in self.stats.names().items()}
+        rows = self.stats.layer_rows()
+        by_name = {name: self.stats.record.layers.get(key) for key, name in self.stats.record.names().items()}
         width = max([len("layer")] + [len(r.name) for r in rows])
         lines = [f"{'layer':<{width}}  {'mean':>10}  {'max':>10}  {'last':>10}  {'update/w':>10}"]
         for r in rows:
@@ -73,9 +73,9 @@ class GradFlowMonitor(SessionHandle):
         from graddoctor.report.plot import plot_layers
 
         self._settle()
-        names = self.stats.names()
-        mean = {names.get(k, str(k)): t.total / t.count for k, t in self.stats.layers.items() if t.count}
-        return plot_layers(self.stats.rows(), path, mean=mean)
+        names = self.stats.record.names()
+        mean = {names.get(k, str(k)): t.total / t.count for k, t in self.stats.record.layers.items() if t.count}
+        return plot_layers(self.stats.layer_rows(), path, mean=mean)
 
     def to_tensorboard(self, writer, step: int | None = None, histograms: bool = True) -> None:
         """Write `grad_norm/<layer>` scalars for each recorded step not yet written, and

@@ -47,10 +47,10 @@ class GraphObserver(Observer):
         self.zero_grads_since_backward = []
         if self.first_backward is None:
             self.first_backward = event.where
-        if self._discoveries != self.session.discoveries:
+        if self._discoveries != self.session.discovered.discoveries:
             # a new optimizer or model: walk its first backward passes too, as the run's first. Else
             # a model built after the last sampled walk (the last fold's) was never seen reached.
-            self._discoveries = self.session.discoveries
+            self._discoveries = self.session.discovered.discoveries
             self._walk_until = event.index + self.walk_first
         if event.index >= self._walk_until and event.index % self.walk_every:
             return
@@ -119,7 +119,7 @@ class GraphObserver(Observer):
         """Parameters of an optimizer the script dropped, not reached since (a teacher trained
         first, then used under no_grad): they were in an optimizer. One reached after its
         optimizer was freed is trained by no optimizer now (a rebuilt optimizer that left it out)."""
-        return {id(p) for p, freed_at in session.former_params() if self._reached_at.get(id(p), -1) < freed_at}
+        return {id(p) for p, freed_at in session.discovered.former_params() if self._reached_at.get(id(p), -1) < freed_at}
 
     def explain_exception(self, exc: BaseException, where: Location) -> list[Finding]:
         """`'NoneType' object has no attribute 'zero_'` and kin: say which of the three cases it is."""

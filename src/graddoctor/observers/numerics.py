@@ -42,5 +42,4 @@ class NumericsObserver(LayerStats):
     codes = CODES
 
     def findings(self) -> list[Finding]:
-        self.settle()
-        return numerics_findings(self)
+        return numerics_findings(self.settle())

@@ -44,7 +44,7 @@ def _wrap_enter(original):
         result = original(ctx)
         if getattr(ctx, "mode", True):
             for recorder in list(_recorders):
-                recorder.enter_inference(sys._getframe(1))
+                recorder.grad_mode.enter_inference(sys._getframe(1))
         return result
     return __enter__
 
@@ -53,7 +53,7 @@ def _wrap_exit(original):
     def __exit__(ctx, *exc):
         if getattr(ctx, "mode", True):
             for recorder in list(_recorders):
-                recorder.exit_inference()
+                recorder.grad_mode.exit_inference()
         return original(ctx, *exc)
     return __exit__
 
@@ -104,7 +104,7 @@ class ProvenanceObserver(ExplainsErrors, Observer):
             # `run` records its first steps deeply anyway; watching them for NaN too costs
             # about 1.5x on those few steps and names the op when the very first step goes
             # bad (after which the weights are NaN and a later window only sees inherited NaN).
-            self.recorder.nan_watch = True
+            self.recorder.non_finite.watch = True
 
     def _activate(self) -> None:
         self._ever_active = True
@@ -123,7 +123,7 @@ class ProvenanceObserver(ExplainsErrors, Observer):
         instrumentation.detach(OWNER, self)
 
     def stop(self) -> None:
-        self.recorder.nan_watch = False
+        self.recorder.non_finite.watch = False
         if self.escalation in ("pending", "open"):
             self.escalation = "done"
         self._pause()
@@ -139,10 +139,10 @@ class ProvenanceObserver(ExplainsErrors, Observer):
                     mode_stack.leave(self.recorder)
         finally:
             self._unwrap()
-            for region in self.recorder.inference_regions:
+            for region in self.recorder.grad_mode.inference_regions:
                 region.close()
-            if self.recorder._region is not None:
-                self.recorder._region.close()
+            if self.recorder.grad_mode.region is not None:
+                self.recorder.grad_mode.region.close()
 
     @property
     def active(self) -> bool:
@@ -168,12 +168,12 @@ class ProvenanceObserver(ExplainsErrors, Observer):
                 return
             self._activate()
         self.escalation = "open"
-        self.recorder.nan_watch = True
+        self.recorder.non_finite.watch = True
 
     def _close_window(self) -> None:
         # Not popped here: backward() may be running inside our own mode's handler (where the
         # mode is off the stack for a moment); after_step or stop() pops it, as in deep mode.
-        self.recorder.nan_watch = False
+        self.recorder.non_finite.watch = False
         self.escalation = "done"
 
     def explain_exception(self, exc: BaseException, where) -> list[Finding]:
@@ -183,11 +183,11 @@ class ProvenanceObserver(ExplainsErrors, Observer):
 
     def nan_origin(self):
         """The first forward op of the escalated step that made a NaN/Inf (a NanOrigin), or None."""
-        return self.recorder.nan_origin
+        return self.recorder.non_finite.origin
 
     def zeroing_ops(self) -> list:
         """Ops of the deep steps that gave their input a zero gradient everywhere (ZeroingOp), in order."""
-        return list(self.recorder.zeroing.values())
+        return list(self.recorder.zeroing.ops.values())
 
     # --- events -------------------------------------------------------------------------------
 
@@ -238,14 +238,14 @@ class ProvenanceObserver(ExplainsErrors, Observer):
         versions, self._versions = self._versions, []
         for param, before in versions:
             if param._version != before:
-                self.recorder.inplace.append(InplaceEdit(
+                self.recorder.edits.inplace.append(InplaceEdit(
                     "step", event.where, [event.where], tuple(param.shape), before, param._version, None, True,
                     event.step, optimizer=type(event.optimizer).__name__, param_id=id(param)))
         self._resume()
         if self.escalation == "pending":
             self._open_window()
         if (self._active and self.escalation != "open" and self.deep_steps is not None
-                and self.session.iterations >= self.deep_steps):
+                and self.session.discovered.iterations >= self.deep_steps):
             self._pause()
 
     def _resume(self) -> None:
@@ -272,8 +272,8 @@ class ProvenanceObserver(ExplainsErrors, Observer):
     # --- GD109: .data writes between forward and backward --------------------------------------
 
     def _check_data_writes(self, losses: list[torch.Tensor], event: BackwardEvent) -> None:
-        writes = [w for w in self.recorder.data_writes if w.after_forward]
-        self.recorder.data_writes.clear()
+        writes = [w for w in self.recorder.edits.data_writes if w.after_forward]
+        self.recorder.edits.data_writes.clear()
         if not writes:
             return
         leaves: set[int] = set()

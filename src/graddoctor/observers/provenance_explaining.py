@@ -146,7 +146,7 @@ class ExplainsErrors:
         expected, version = int(found["expected"]), int(found["version"])
         producer = _stem(found["node"]) if found["node"] else None
         candidates = [
-            e for e in self.recorder.inplace
+            e for e in self.recorder.edits.inplace
             # PyTorch names the tensor's grad_fn as saved: its maker when an op saved its own
             # output, its grad_fn after the edit when a later op saved it as an input.
             if e.shape == shape and not e.leaf and producer in {_stem(n) for n in (e.producer, e.after) if n}
@@ -158,7 +158,7 @@ class ExplainsErrors:
             # its views, so the versions and the element count identify it.
             numel = _numel(shape)
             candidates = [
-                e for e in self.recorder.inplace
+                e for e in self.recorder.edits.inplace
                 if e.leaf and _numel(e.shape) == numel and e.version_before <= expected < e.version_after <= version
             ]
             if candidates:
@@ -254,7 +254,7 @@ class ExplainsErrors:
         return None
 
     def _explain_inference(self, where: Location) -> list[Finding]:
-        failure = self.recorder.inference_failure
+        failure = self.recorder.inference.failure
         if failure is None or failure[0] is None or failure[0].location is None:
             return []
         birth, used = failure

@@ -45,7 +45,7 @@ class ReplacedModels:
         if all(id(p) in owned for p in fresh):
             return  # parameters of a known model left out of the optimizer: plain GD106
         self.rediscoveries += 1
-        session.discover_models()
+        session.discovered.discover_models()
         if self.seen_at is None:
             self.seen_at = where
             # Named now, while the script's globals still say which name holds the new model.

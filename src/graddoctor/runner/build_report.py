@@ -55,7 +55,7 @@ def build_report(
         status=status,
         exception=exception,
         steps_observed=session.steps_taken,
-        steps_by_optimizer=session.steps_by_name(),
+        steps_by_optimizer=session.discovered.steps_by_name(),
         exit_status=exit_status,
     )
     if note_internal_errors:

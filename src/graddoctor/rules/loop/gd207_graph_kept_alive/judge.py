@@ -183,7 +183,7 @@ class KeptAlive(Observer):
     def after_step(self, event: StepEvent) -> None:
         # An iteration ends with the step of the optimizer that steps least often (the last
         # of them when they tie): a GAN's generator step, not its discriminator's.
-        counts = self.session.steps_by_optimizer
+        counts = self.session.discovered.steps_by_optimizer
         mine = counts.get(id(event.optimizer), 0)
         if mine > min(counts.values(), default=mine):
             return
