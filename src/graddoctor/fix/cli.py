@@ -1,5 +1,9 @@
 """`graddoctor fix [OPTIONS] SCRIPT [SCRIPT_ARGS...]`: run as `run` does, show the edits, prove them, write them.
 
+The steps, in order: the run (`runner.cli_run.run_command`), the plan of edits, their
+verification by a re-run (`--verify`), the report printed and written with each finding's
+edit, then the edits' summary and `--write`.
+
 The exit code is `run`'s, judged on the original program; 2 when the edits cannot be
 written (nothing is written then).
 """
@@ -12,7 +16,7 @@ import time
 
 from graddoctor.cli.exits import EXIT_USAGE
 from graddoctor.fix import FixUnavailable, require_libcst
-from graddoctor.runner.cli_run import run_command, run_parser, split_run_args
+from graddoctor.runner.cli_run import report_run, run_command, run_parser, split_run_args
 
 
 def fix_main(argv: list[str]) -> int:
@@ -33,8 +37,15 @@ def fix_main(argv: list[str]) -> int:
         print(f"graddoctor fix: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     started = time.time()
-    return run_command(opts, opts.script, script_args,
-                       after_run=lambda o, t, outcome: _Fixing(o, t, script_args, outcome, started).prepare())
+    with run_command(opts, opts.script, script_args) as ran:
+        if ran.code is not None:
+            return ran.code
+        if ran.dist is not None:  # under torchrun the report is the ranks' together: no edits
+            return report_run(ran)
+        fixing = _Fixing(opts, opts.script, script_args, ran.outcome, started)
+        fixing.plan_and_verify()
+        code = report_run(ran)
+        return fixing.finish(code)
 
 
 class _Fixing:
@@ -45,7 +56,7 @@ class _Fixing:
         self.edited = None  # the edited program's run
         self.before: list[tuple[int, float]] = []  # the original run's loss curve
 
-    def prepare(self):
+    def plan_and_verify(self) -> None:
         """Before the report is printed and written: plan, verify, and put the results on the findings."""
         from graddoctor.fix.attach import attach
         from graddoctor.fix.plan import plan
@@ -55,7 +66,6 @@ class _Fixing:
         attach(self.plan)
         if self.opts.verify and self.plan.fixes:
             self._verify(findings)
-        return self.finish
 
     def _verify(self, findings) -> None:
         from graddoctor.fix.losses import ends, loss_curve
