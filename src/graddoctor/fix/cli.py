@@ -10,13 +10,12 @@ written (nothing is written then).
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 
 from graddoctor.cli.exits import EXIT_USAGE
 from graddoctor.fix import FixUnavailable, require_libcst
-from graddoctor.runner.cli_run import report_run, run_command, run_parser, split_run_args
+from graddoctor.runner.cli_run import RunResult, report_run, run_command, run_parser, split_run_args
 
 
 def fix_main(argv: list[str]) -> int:
@@ -42,16 +41,17 @@ def fix_main(argv: list[str]) -> int:
             return ran.code
         if ran.dist is not None:  # under torchrun the report is the ranks' together: no edits
             return report_run(ran)
-        fixing = _Fixing(opts, opts.script, script_args, ran.outcome, started)
-        fixing.plan_and_verify()
-        code = report_run(ran)
-        return fixing.finish(code)
+        fixing = _Fixing(ran, started)
+        fixing.plan_and_verify()  # the findings carry their edits (verified or not) ...
+        code = report_run(ran)  # ... in the report printed and written ...
+        return fixing.finish(code)  # ... and then the edits are shown and written
 
 
 class _Fixing:
-    def __init__(self, opts, target: str, args: list[str], outcome, started: float):
-        self.opts, self.target, self.args, self.outcome, self.started = opts, target, args, outcome, started
-        self.root = os.path.dirname(os.path.abspath(target))
+    def __init__(self, ran: RunResult, started: float):
+        self.opts, self.target, self.args, self.outcome = ran.opts, ran.target, ran.args, ran.outcome
+        self.root, self.html = ran.root, ran.html_path
+        self.started = started
         self.verdicts = None  # per edit, after --verify
         self.edited = None  # the edited program's run
         self.before: list[tuple[int, float]] = []  # the original run's loss curve
@@ -102,10 +102,10 @@ class _Fixing:
 
         if not self.opts.quiet:
             sys.stdout.write(summary(self.plan, self.verdicts, self.edited, self.before, self.opts))
-        if self.opts.html and self.edited is not None:
+        if self.html and self.edited is not None:
             from graddoctor.fix.render import add_loss_chart
 
-            add_loss_chart(self.opts.html, self.before, self.edited.loss)
+            add_loss_chart(self.html, self.before, self.edited.loss)
         if self.opts.write:
             return self._write(code)
         return code

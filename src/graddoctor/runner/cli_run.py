@@ -106,10 +106,6 @@ class RunResult:
         return os.getcwd() if self.opts.module else os.path.dirname(os.path.abspath(self.target))
 
     @property
-    def json_path(self) -> str | None:
-        return self.opts.json
-
-    @property
     def html_path(self) -> str | None:
         return self.opts.html
 
