@@ -17,8 +17,8 @@ import torch
 from torch import nn
 
 from graddoctor.assembly import standard_session
-from graddoctor.runner.build_report import build_report
 from graddoctor.report.report import Report
+from graddoctor.runner.lifecycle import Run
 from graddoctor.session.session import SessionHandle
 
 _OWN_OPTIONS = ("walk_every", "walk_first", "kept_alive_every")
@@ -37,7 +37,15 @@ class Watch(SessionHandle):
         self.session = standard_session(mode="watch", deep=deep, models=model, optimizers=optimizer,
                                         max_steps=max_steps, **opts)
         self.observers = self.session.observers
+        self._run = Run(self.session, command="watch")
 
+    def attach(self) -> "Watch":
+        self._run.attach()
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        # The block's exception is the user's: classified (a crash, --max-steps, Ctrl-C) and left to propagate.
+        self._run.end(exc)
 
     @property
     def steps(self) -> int:
@@ -50,7 +58,7 @@ class Watch(SessionHandle):
 
     def report(self) -> Report:
         """The findings so far (callable while attached, and after)."""
-        return build_report(self.session, command="watch")
+        return self._run.so_far()
 
     def plot(self, path: str) -> str:
         """Write the gradient-flow chart of the watched layers to `path` (a PNG; needs matplotlib)."""

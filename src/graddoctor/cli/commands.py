@@ -67,9 +67,13 @@ def _main(argv: list[str]) -> int:
 def _handler(command: str) -> Callable[[list[str]], int]:
     """The command's entry point, imported only now (lint must not pay for torch)."""
     if command == "run":
+        from functools import partial
+
+        from graddoctor.fix.attach import attach_known
         from graddoctor.cli.run import run_main
 
-        return run_main
+        # `run` shows each finding's known edit; the runner itself knows nothing of fix/.
+        return partial(run_main, attach_edits=attach_known)
     if command == "lint":
         from graddoctor.cli.lint import lint_command
 

@@ -1,18 +1,21 @@
 """`graddoctor fix [OPTIONS] SCRIPT [SCRIPT_ARGS...]`: run as `run` does, show the edits, prove them, write them.
 
+The steps, in order: the run (`runner.cli_run.run_command`), the plan of edits, their
+verification by a re-run (`--verify`), the report printed and written with each finding's
+edit, then the edits' summary and `--write`.
+
 The exit code is `run`'s, judged on the original program; 2 when the edits cannot be
 written (nothing is written then).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 
 from graddoctor.exits import EXIT_USAGE
 from graddoctor.fix import FixUnavailable, require_libcst
-from graddoctor.cli.run import run_command, run_parser, split_run_args
+from graddoctor.cli.run import RunResult, report_run, run_command, run_parser, split_run_args
 
 
 def fix_main(argv: list[str]) -> int:
@@ -33,19 +36,27 @@ def fix_main(argv: list[str]) -> int:
         print(f"graddoctor fix: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     started = time.time()
-    return run_command(opts, opts.script, script_args,
-                       after_run=lambda o, t, outcome: _Fixing(o, t, script_args, outcome, started).prepare())
+    with run_command(opts, opts.script, script_args) as ran:
+        if ran.code is not None:
+            return ran.code
+        if ran.dist is not None:  # under torchrun the report is the ranks' together: no edits
+            return report_run(ran)
+        fixing = _Fixing(ran, started)
+        fixing.plan_and_verify()  # the findings carry their edits (verified or not) ...
+        code = report_run(ran)  # ... in the report printed and written ...
+        return fixing.finish(code)  # ... and then the edits are shown and written
 
 
 class _Fixing:
-    def __init__(self, opts, target: str, args: list[str], outcome, started: float):
-        self.opts, self.target, self.args, self.outcome, self.started = opts, target, args, outcome, started
-        self.root = os.path.dirname(os.path.abspath(target))
+    def __init__(self, ran: RunResult, started: float):
+        self.opts, self.target, self.args, self.outcome = ran.opts, ran.target, ran.args, ran.outcome
+        self.root, self.html = ran.root, ran.html_path
+        self.started = started
         self.verdicts = None  # per edit, after --verify
         self.edited = None  # the edited program's run
         self.before: list[tuple[int, float]] = []  # the original run's loss curve
 
-    def prepare(self):
+    def plan_and_verify(self) -> None:
         """Before the report is printed and written: plan, verify, and put the results on the findings."""
         from graddoctor.fix.attach import attach
         from graddoctor.editing.plan import plan
@@ -55,7 +66,6 @@ class _Fixing:
         attach(self.plan)
         if self.opts.verify and self.plan.fixes:
             self._verify(findings)
-        return self.finish
 
     def _verify(self, findings) -> None:
         from graddoctor.fix.losses import ends, loss_curve
@@ -92,10 +102,10 @@ class _Fixing:
 
         if not self.opts.quiet:
             sys.stdout.write(summary(self.plan, self.verdicts, self.edited, self.before, self.opts))
-        if self.opts.html and self.edited is not None:
+        if self.html and self.edited is not None:
             from graddoctor.fix.render import add_loss_chart
 
-            add_loss_chart(self.opts.html, self.before, self.edited.loss)
+            add_loss_chart(self.html, self.before, self.edited.loss)
         if self.opts.write:
             return self._write(code)
         return code

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
 
 from graddoctor.exits import (
     EXIT_FINDINGS,
@@ -17,7 +22,9 @@ from graddoctor.exits import (
 from graddoctor.cli.parser import Parser, positive_int
 from graddoctor.finding import FAIL_ON
 from graddoctor.runner.outputs import print_terminal, write_files
-from graddoctor.runner.script import UsageError, print_user_traceback, run_target
+from graddoctor.finding import Finding
+from graddoctor.report.report import Report
+from graddoctor.runner.script import RunOutcome, UsageError, print_user_traceback, run_target
 from graddoctor.runner.signals import Interrupts, Terminated
 
 _RUN_VALUED = {"--json", "--html", "--max-steps", "--fail-on", "-m"}
@@ -56,8 +63,11 @@ def run_parser() -> Parser:
     return p
 
 
-def run_main(argv: list[str]) -> int:
-    """`graddoctor run [OPTIONS] SCRIPT [ARGS...]` or `graddoctor run [OPTIONS] -m MODULE [ARGS...]`."""
+def run_main(argv: list[str], *, attach_edits: Callable[[list[Finding], str], object] | None = None) -> int:
+    """`graddoctor run [OPTIONS] SCRIPT [ARGS...]` or `graddoctor run [OPTIONS] -m MODULE [ARGS...]`.
+
+    `attach_edits(findings, folder)` gives findings their known edit (SPEC section 2); the
+    dispatcher passes `fix`'s, so that this package does not depend on `fix/`."""
     ours, script_args = split_run_args(argv)
     parser = run_parser()
     opts = parser.parse_args(ours)
@@ -67,49 +77,81 @@ def run_main(argv: list[str]) -> int:
     target = opts.module or opts.script
     if not target:
         parser.error("give a SCRIPT to run, or -m MODULE")
-    return run_command(opts, target, script_args)
+    with run_command(opts, target, script_args) as ran:
+        if ran.code is None:
+            if attach_edits is not None and ran.dist is None:
+                ran.guard(attach_edits, ran.report.findings, ran.root)
+            report_run(ran)
+    return ran.code
 
 
-def run_command(opts, target: str, script_args: list[str], after_run=None) -> int:
-    """Run, then report. `after_run(outcome)` (the `fix` command) may add to the report before it is
-    printed and may return a different exit code; by default the known edits are attached."""
+@dataclass
+class RunResult:
+    """What `graddoctor run` did: the run's outcome, the exit code, and where the report goes."""
+
+    opts: Any
+    target: str
+    args: list[str]
+    outcome: RunOutcome | None = None  # None when the script could not be started
+    code: int | None = None  # decided by a usage error, or by report_run
+    dist: Any = None  # this rank's context under torchrun, else None
+
+    @property
+    def report(self) -> Report:
+        return self.outcome.report
+
+    @property
+    def root(self) -> str:
+        """The folder of the user's files: the script's, or the current one with -m."""
+        return os.getcwd() if self.opts.module else os.path.dirname(os.path.abspath(self.target))
+
+    @property
+    def html_path(self) -> str | None:
+        return self.opts.html
+
+    def guard(self, step: Callable[..., object], *args) -> None:
+        """Run one of graddoctor's own steps after the run; its failure is our bug, shown (exit 3), not hidden."""
+        try:
+            step(*args)
+        except Exception:  # the diagnosis is still printed, and the failure with it
+            self.outcome.session.internal_errors.append(traceback.format_exc())
+
+
+@contextmanager
+def run_command(opts, target: str, script_args: list[str]) -> Iterator[RunResult]:
+    """Run the script; the block that follows makes the report. Ctrl-C and SIGTERM are handled
+    until the block ends: during the script they stop it, afterwards they abort at once.
+
+    `ran.code` is set when the script could not be run (a usage error); otherwise the block
+    decides it (`report_run`)."""
+    ran = RunResult(opts, target, list(script_args))
     for path in (opts.json, opts.html):
         if path:
             parent = os.path.dirname(os.path.abspath(path))
             if not os.path.isdir(parent):
                 print(f"graddoctor run: error: cannot write {path}: no such directory {parent}", file=sys.stderr)
-                return EXIT_USAGE
-    dist = _distributed()
-    with Interrupts(sigterm=dist is None) as interrupts:
+                ran.code = EXIT_USAGE
+                yield ran
+                return
+    ran.dist = _distributed()
+    with Interrupts(sigterm=ran.dist is None) as interrupts:
         try:
-            outcome = run_target(target, script_args, module=bool(opts.module), max_steps=opts.max_steps,
-                                 deep=not opts.no_deep)
+            ran.outcome = run_target(target, script_args, module=bool(opts.module), max_steps=opts.max_steps,
+                                     deep=not opts.no_deep)
         except UsageError as exc:
             print(f"graddoctor run: error: {exc}", file=sys.stderr)
-            return EXIT_USAGE
+            ran.code = EXIT_USAGE
+            yield ran
+            return
         interrupts.script_ended()
-        after = None
-        if dist is None:
-            after = (after_run or _attach_edits)(opts, target, outcome)
-        code = _report(opts, outcome, dist)
-        if after is not None:
-            code = after(code)
+        yield ran
     _hint_misplaced(script_args, target)
-    return code
 
 
-def _attach_edits(opts, target: str, outcome):
-    """Findings whose fix is a known edit of the user's script folder carry it (`graddoctor fix` applies it)."""
-    from graddoctor.fix.attach import attach_known
-
-    root = os.getcwd() if opts.module else os.path.dirname(os.path.abspath(target))
-    try:
-        attach_known(outcome.report.findings, root)
-    except Exception:  # our bug: the diagnosis is still printed, and the failure is shown, not hidden
-        import traceback
-
-        outcome.session.internal_errors.append(traceback.format_exc())
-    return None
+def report_run(ran: RunResult) -> int:
+    """Print the report, then write the files (each on its own); sets and returns the exit code."""
+    ran.code = _report(ran.opts, ran.outcome, ran.dist)
+    return ran.code
 
 
 def _report(opts, outcome, dist) -> int:

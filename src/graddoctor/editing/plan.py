@@ -9,8 +9,11 @@ import hashlib
 import os
 import sysconfig
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from graddoctor.finding import Finding
+
+_PACKAGE_DIR = os.path.realpath(Path(__file__).parent.parent)  # graddoctor's own files are never edited
 
 
 @dataclass
@@ -108,8 +111,7 @@ def editable_path(shown: str | None, root: str) -> str | None:
     if not path.startswith(root + os.sep) or not path.endswith(".py") or not os.path.isfile(path):
         return None
     libraries = {os.path.realpath(p) for key in ("purelib", "platlib", "stdlib") if (p := sysconfig.get_paths().get(key))}
-    # graddoctor's own folder (this file's grandparent): never the user's code, even from a checkout
-    libraries.add(os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    libraries.add(_PACKAGE_DIR)
     if any(path.startswith(lib + os.sep) for lib in libraries):
         return None
     parts = path[len(root):].split(os.sep)

@@ -16,6 +16,7 @@ def main(argv: list[str]) -> int:
     out, root, copy, max_steps, script, *args = argv
     from graddoctor.fix.losses import loss_curve
     from graddoctor.locate import display_path, name_files
+    from graddoctor.runner.outputs import write_atomically
     from graddoctor.runner.script import run_target
 
     def real_name(filename: str) -> str | None:
@@ -27,8 +28,8 @@ def main(argv: list[str]) -> int:
     outcome = run_target(script, args, max_steps=int(max_steps) if max_steps else None)
     data = {"report": outcome.report.to_dict(), "loss": loss_curve(outcome.session),
             "internal_errors": list(outcome.session.internal_errors)}
-    with open(out, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, allow_nan=True)
+    # Atomically: the parent reads the file only if it exists, so never half of it.
+    write_atomically(out, json.dumps(data, allow_nan=True))
     return 0
 
 

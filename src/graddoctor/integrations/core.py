@@ -19,8 +19,8 @@ from graddoctor.finding import FAIL_ON
 from graddoctor.errors import GradDoctorError
 from graddoctor.finding import Severity
 from graddoctor.locate import NOWHERE, Location
-from graddoctor.runner.build_report import build_report
 from graddoctor.report.report import Report
+from graddoctor.runner.lifecycle import Run
 
 
 class GradDoctorFailed(GradDoctorError, AssertionError):
@@ -52,10 +52,15 @@ class WatchedRun:
     ) -> None:
         self.target = target
         self.session = standard_session(mode="watch", deep=deep, models=models, optimizers=list(optimizers))
-        self.report: Report | None = None
+        self._run = Run(self.session, command="watch", target=target)
+
+    @property
+    def report(self) -> Report | None:
+        """The report, once finished."""
+        return self._run.report
 
     def attach(self) -> "WatchedRun":
-        self.session.attach()
+        self._run.attach()
         return self
 
     def add_optimizers(self, optimizers: Iterable[torch.optim.Optimizer], where: Location = NOWHERE) -> None:
@@ -64,18 +69,14 @@ class WatchedRun:
 
     def finish(self, exc: BaseException | None = None) -> Report:
         """Detach (first, always) and build the report; idempotent."""
-        if self.report is not None:
-            return self.report
-        self.session.detach()
-        status = "completed"
-        if exc is not None:
-            status = "stopped" if isinstance(exc, KeyboardInterrupt) else "crashed"
-        self.report = build_report(self.session, command="watch", target=self.target, status=status, exc=exc)
+        if self._run.report is not None:
+            return self._run.report
+        report = self._run.finish(exc)
         # Observers and session refer to each other; break the cycle so that the
         # user's models go when the user drops them, not at the next gc pass
         # (a later session would otherwise discover them as live models).
         self.session.observers.clear()
-        return self.report
+        return report
 
 
 class CallbackState:

@@ -97,8 +97,7 @@ def _magic(ipython: Any):
 def run_cell(ipython: Any, cell: str, opts: argparse.Namespace):
     """Execute `cell` in the notebook's namespace under a run-mode session; display the report."""
     from graddoctor.assembly import standard_session
-    from graddoctor.runner.build_report import build_report
-    from graddoctor.session.session import StopRun
+    from graddoctor.runner.lifecycle import Run
 
     filename = f"Cell In[{_cell_number(ipython)}]"
     source = "\n" + cell  # line 1 of the cell is the `%%graddoctor` line: keep the cell's numbering
@@ -107,30 +106,18 @@ def run_cell(ipython: Any, cell: str, opts: argparse.Namespace):
     code = compile(source, filename, "exec")
     session = standard_session(mode="run", deep=not opts.no_deep, max_steps=opts.max_steps,
                                namespace=ipython.user_ns)
-    status, user_exc = "completed", None
-    session.attach()
-    try:
-        exec(code, ipython.user_ns)
-    except StopRun:
-        status = "stopped"
-    except KeyboardInterrupt as exc:
-        status, user_exc = "stopped", exc
-    except BaseException as exc:  # the user's exception: reported, then raised again below
-        status, user_exc = "crashed", exc
-    finally:
-        session.detach()
-    # Ctrl-C in a cell stops the run like --max-steps does; it is not the user's error to explain.
-    explained = None if isinstance(user_exc, KeyboardInterrupt) else user_exc
-    report = build_report(session, command="run", target=filename, status=status, exc=explained)
+    run = Run(session, command="run", target=filename)
+    ending = run.execute(lambda: exec(code, ipython.user_ns))
+    report = run.finish(static=True, cell=(filename, source))
     report.ran = "cell"
-    _write(report, opts)
+    run.write(opts.json, opts.html)
     if not opts.quiet:
         from IPython.display import display
 
         # HTML in Jupyter; the rich text report in a terminal IPython.
         display({"text/html": report._repr_html_(), "text/plain": str(report)}, raw=True)
-    if user_exc is not None:
-        raise user_exc
+    if ending.exception is not None:
+        raise ending.exception
     return None
 
 
@@ -171,12 +158,3 @@ def _cell_number(ipython: Any) -> int:
             return number
         frame = frame.f_back
     return ipython.execution_count
-
-
-def _write(report, opts: argparse.Namespace) -> None:
-    if opts.json:
-        with open(opts.json, "w", encoding="utf-8") as handle:
-            handle.write(report.to_json() + "\n")
-    if opts.html:
-        with open(opts.html, "w", encoding="utf-8") as handle:
-            handle.write(report.to_html())

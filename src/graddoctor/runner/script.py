@@ -13,13 +13,10 @@ import types
 from dataclasses import dataclass
 
 from graddoctor.assembly import standard_session
-from graddoctor.finding import sort_findings
 from graddoctor.locate import declare_user_file
-from graddoctor.runner.build_report import build_report
 from graddoctor.report.report import Report
-from graddoctor.runner.signals import Terminated
-from graddoctor.runner.static import executed_files, loaded_modules, merge_static, static_findings
-from graddoctor.session.session import Session, StopRun
+from graddoctor.runner.lifecycle import Run
+from graddoctor.session.session import Session
 
 
 class UsageError(Exception):
@@ -95,30 +92,17 @@ def run_target(
         check_script(target)
         declare_user_file(target)
 
-    before = loaded_modules()
     session = standard_session(mode="run", deep=deep, max_steps=max_steps)
-    status, exit_status, user_exc = "completed", None, None
+    run = Run(session, command="run", target=target, sys_exit_is_status=True, note_internal_errors=False)
     try:
         sys.argv = [target if not module else (origin or target)] + list(args)
         if not module:
             sys.path[0] = os.path.dirname(os.path.abspath(target))
-        session.attach()
-        try:
-            if module:
-                runpy.run_module(target, run_name="__main__", alter_sys=True)
-            else:
-                _run_script(target)
-        except StopRun:
-            status = "stopped"
-        except SystemExit as exc:
-            exit_status = _exit_code(exc)
-        except (KeyboardInterrupt, Terminated) as exc:
-            status, user_exc = "interrupted", exc  # Ctrl-C or SIGTERM: report what was seen so far
-        except BaseException as exc:  # the user's exception: reported, never swallowed
-            status, user_exc = "crashed", exc
-        session.crashed = user_exc is not None
+        if module:
+            ending = run.execute(lambda: runpy.run_module(target, run_name="__main__", alter_sys=True))
+        else:
+            ending = run.execute(lambda: _run_script(target))
     finally:
-        session.detach()
         sys.argv = saved_argv
         _return_to(cwd)
         if module:
@@ -126,12 +110,8 @@ def run_target(
         elif saved_path0 is not None:
             sys.path[0] = saved_path0
 
-    crashed = status == "crashed"
-    report = build_report(session, command="run", target=target, status=status, exc=user_exc if crashed else None,
-                          exit_status=exit_status, note_internal_errors=False)
-    static = static_findings(executed_files(origin if module else target, before))
-    report.findings = sort_findings(report.findings + merge_static(report.findings, static))
-    return RunOutcome(report, session, exit_status, user_exc)
+    report = run.finish(static=True, script=origin if module else target)
+    return RunOutcome(report, session, ending.exit_status, ending.exception)
 
 
 def _run_script(target: str) -> None:
@@ -171,16 +151,6 @@ def _remove_cwd() -> None:
         sys.path.remove(os.getcwd())
     except ValueError:
         pass
-
-
-def _exit_code(exc: SystemExit) -> int:
-    code = exc.code
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)
-    return 1
 
 
 def print_user_traceback(exc: BaseException, file=None) -> None:

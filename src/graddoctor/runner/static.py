@@ -38,29 +38,29 @@ def executed_files(script: str | None, before: set[str]) -> list[str]:
     return files
 
 
-def static_findings(files: list[str]) -> list[Finding]:
-    """What `graddoctor lint` says about `files`, with the project's configuration."""
-    if not files:
+def static_findings(files: list[str], texts: dict[str, str] | None = None) -> list[Finding]:
+    """What `graddoctor lint` says about `files`, and about `texts` (shown name -> source: a
+    notebook cell, which is no file), with the project's configuration."""
+    texts = texts or {}
+    if not files and not texts:
         return []
     from graddoctor.lint import config as config_mod
-    from graddoctor.lint.engine import lint_file
+    from graddoctor.lint.engine import lint_file, lint_source
     from graddoctor.lint.files import collect
     from graddoctor.lint.selection import Selection
 
     try:
-        cfg = config_mod.load(Path(files[0]))
-        kept = set(collect(files, tuple(cfg.exclude)))
+        cfg = config_mod.load(Path(files[0]) if files else Path.cwd())
+        kept = set(collect(files, tuple(cfg.exclude))) if files else set()
     except Exception:  # an unreadable configuration is lint's to report, not the run's
         return []
     selection = Selection(tuple(cfg.select or ("GD",)), tuple(cfg.ignore))
+    results = [(display_path(path) or path, lint_file(path, selection)) for path in files if path in kept]
+    results += [(shown, lint_source(text, shown, selection)) for shown, text in texts.items()]
     found: list[Finding] = []
-    for path in files:
-        if path not in kept:
-            continue
-        shown = display_path(path) or path
-        result = lint_file(path, selection)
+    for shown, result in results:
         for finding in result.findings:
-            # A file the run executed parses; GD000 would only repeat what the run reported.
+            # Code the run executed parses; GD000 would only repeat what the run reported.
             if finding.code != "GD000" and selection(finding.code):
                 finding.file = shown
                 found.append(finding)
