@@ -26,6 +26,7 @@ import torch
 from graddoctor.finding import Finding
 from graddoctor.locate import NOWHERE, Location
 from graddoctor.graph.naming import ModelIndex
+from graddoctor.internal import known_models
 from graddoctor.numerics.fused import NormPlan, join, stack
 from graddoctor.numerics.layout import Layout, layer_names_now
 from graddoctor.numerics.loss_series import LossSeriesBook
@@ -282,11 +283,7 @@ class LayerStats(Observer):
         # collective, which a watcher must never issue. Their statistics are left out.
         params = [p for group in optimizer.param_groups for p in group["params"] if not _is_dtensor(p)]
         if layout is None or len(layout.params) != len(params) or any(a is not b for a, b in zip(layout.params, params)):
-            index = None
-            try:
-                index = ModelIndex(self.session.models())
-            except Exception:
-                pass
+            index = ModelIndex(known_models(self.session))
             layout = Layout(params, index)
             for key in [k for k, known in self._layouts.items() if known.optimizer() is None]:
                 self._retire(key)  # a model and optimizer rebuilt per fold: let the old ones go
@@ -505,11 +502,7 @@ class LayerStats(Observer):
     def names(self) -> dict[int, str]:
         """Layer key -> the layer's name as the models are named now."""
         out = dict(self._provisional)
-        try:
-            models = self.session.models()
-        except Exception:
-            models = {}
-        for key, name, _, _ in layer_names_now(models):
+        for key, name, _, _ in layer_names_now(known_models(self.session)):
             out[key] = name
         return out
 
@@ -524,11 +517,7 @@ class LayerStats(Observer):
 
     def rows(self) -> list[LayerRow]:
         """One row per module that owns parameters (of the known models and optimizers)."""
-        try:
-            models = self.session.models()
-        except Exception:
-            models = {}
-        entries = layer_names_now(models)
+        entries = layer_names_now(known_models(self.session))
         known = {key for key, _, _, _ in entries}
         counts: dict[int, int] = {}
         for layout in self._layouts.values():

@@ -30,6 +30,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from graddoctor.graph.walk import trace
+from graddoctor.internal import record_internal_error
 from graddoctor.locate import Location, is_user_file
 from graddoctor.provenance import rnn_steps
 from graddoctor.provenance.frames import Region, body_location, find_region, user_chain
@@ -218,6 +219,7 @@ class Recorder(TorchFunctionMode):
 
     def __init__(self) -> None:
         super().__init__()
+        self.session = None  # set when the observer starts: our own failures are recorded there
         self.cuts: list[Cut] = []
         self.zeroing: dict[tuple, ZeroingOp] = {}  # by site: ops that gave a zero local gradient
         self._rnn_outputs: dict[int, rnn_steps.Output] = {}  # bidirectional RNN outputs, by id
@@ -287,8 +289,12 @@ class Recorder(TorchFunctionMode):
         if self.nan_watch:
             try:
                 self._check_finite(func, args, kwargs, out, sys._getframe(1))
-            except Exception:  # a tensor type without these kernels: give up the check, never the op
+            except (RuntimeError, NotImplementedError):  # a tensor type without these kernels: give up the check
                 self.nan_watch = False
+            except Exception:  # our bug: recorded, never the user's op
+                self.nan_watch = False
+                if self.session is not None:
+                    record_internal_error(self.session, "watching ops for NaN")
 
         # Runs for every op in deep mode: the scan of plain arguments and of list/tuple
         # arguments is written out twice on purpose (a shared helper call per argument

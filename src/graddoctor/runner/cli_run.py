@@ -101,14 +101,13 @@ def run_command(opts, target: str, script_args: list[str], after_run=None) -> in
 def _attach_edits(opts, target: str, outcome):
     """Findings whose fix is a known edit of the user's script folder carry it (`graddoctor fix` applies it)."""
     from graddoctor.fix.attach import attach_known
+    from graddoctor.internal import record_internal_error
 
     root = os.getcwd() if opts.module else os.path.dirname(os.path.abspath(target))
     try:
         attach_known(outcome.report.findings, root)
     except Exception:  # our bug: the diagnosis is still printed, and the failure is shown, not hidden
-        import traceback
-
-        outcome.session.internal_errors.append(traceback.format_exc())
+        record_internal_error(outcome.session, "attaching the known edits")
     return None
 
 

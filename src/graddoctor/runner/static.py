@@ -44,14 +44,14 @@ def static_findings(files: list[str]) -> list[Finding]:
         return []
     from graddoctor.lint import config as config_mod
     from graddoctor.lint.engine import lint_file
-    from graddoctor.lint.files import collect
+    from graddoctor.lint.files import PathError, collect
     from graddoctor.lint.selection import Selection
 
     try:
         cfg = config_mod.load(Path(files[0]))
         kept = set(collect(files, tuple(cfg.exclude)))
-    except Exception:  # an unreadable configuration is lint's to report, not the run's
-        return []
+    except (config_mod.ConfigError, PathError, OSError):  # an unreadable configuration or folder is lint's
+        return []  # to report, not the run's
     selection = Selection(tuple(cfg.select or ("GD",)), tuple(cfg.ignore))
     found: list[Finding] = []
     for path in files:

@@ -136,8 +136,8 @@ def _install_hook() -> None:
         return
     try:
         from torch._dynamo.eval_frame import _TorchDynamoContext
-    except Exception:  # a torch without dynamo compiles nothing
-        return
+    except (ImportError, RuntimeError):  # a torch without dynamo (or whose dynamo refuses this Python)
+        return  # compiles nothing
     if "enter_exit_hooks" in vars(_TorchDynamoContext):
         return  # not the torch we know: leave dynamo alone rather than guess
     _TorchDynamoContext.enter_exit_hooks = _WithOurHook()
@@ -158,7 +158,7 @@ def _never_traced() -> None:
     """
     try:
         from torch._dynamo import trace_rules
-    except Exception:
+    except (ImportError, RuntimeError):  # as in _install_hook
         return
     dirs = getattr(trace_rules, "SKIP_DIRS", None)
     recompile = getattr(trace_rules, "_recompile_re", None)

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 from torch.optim import lr_scheduler
 
+from graddoctor.internal import guarded
 from graddoctor.locate import user_location
 from graddoctor.session.manual_steps import ManualSteps
 from graddoctor.session.observer import BackwardEvent, CallEvent
@@ -99,7 +100,7 @@ def _patch_warnings() -> None:
 
     from graddoctor.session.warnsite import make_show
 
-    _patcher.wrap(warnings, "_showwarnmsg", make_show)
+    _patcher.wrap(warnings, "_showwarnmsg", lambda original: make_show(original, active_sessions))
 
 
 def _patch_module_state() -> None:
@@ -246,11 +247,8 @@ def _patch_optimizer() -> None:
 
 def _guarded(call: Callable[[], None]) -> None:
     """Our own bookkeeping outside any observer: a failure of it is recorded, never the user's."""
-    try:
+    with guarded(list(_sessions), "manual steps"):
         call()
-    except Exception:
-        for session in list(_sessions):
-            session.internal_errors.append(f"manual steps failed: {sys.exc_info()[1]!r}")
 
 
 def flush_manual_step() -> None:

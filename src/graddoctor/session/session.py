@@ -11,7 +11,6 @@ with their findings together, is decided where they are assembled
 from __future__ import annotations
 
 import sys
-import traceback
 import weakref
 from collections.abc import Callable, Iterable
 from typing import TypeVar
@@ -20,6 +19,7 @@ import torch
 from torch import nn
 
 from graddoctor.finding import Finding
+from graddoctor.internal import record_internal_error
 from graddoctor.locate import Location
 from graddoctor.session import dispatch
 from graddoctor.session.models import label_models, names_in_namespace, names_in_user_frames, root_modules
@@ -424,7 +424,7 @@ class Session:
             self._failed.add(id(observer))
             self._handlers = {}  # a failed observer is never called again
         owner = type(observer).__name__ + "." if observer is not None else ""
-        self.internal_errors.append(f"{owner}{what} failed:\n{traceback.format_exc()}")
+        record_internal_error(self, f"{owner}{what}")
 
 
 def _as_list(value) -> list:
