@@ -129,11 +129,11 @@ class Channel:
         try:
             self.store.wait(keys, timedelta(seconds=left))
             return True
-        except Exception:  # a timeout, or the store is gone (rank 0's launcher ended)
-            return False
+        except (RuntimeError, OSError):  # a timeout, or the store is gone (rank 0's launcher ended):
+            return False  # torch's store errors (DistStoreError, DistNetworkError) are RuntimeErrors
 
     def _exists(self, key: str) -> bool:
         try:
             return bool(self.store.check([key]))
-        except Exception:
+        except (RuntimeError, OSError):  # the store is gone, as in _wait_keys
             return False

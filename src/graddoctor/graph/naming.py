@@ -121,8 +121,8 @@ def _fsdp2_pairs(model: nn.Module) -> list[tuple[torch.Tensor, torch.Tensor | No
             continue
         try:
             groups = get_state()._fsdp_param_groups
-        except Exception:  # another torch's internals: names stay the registered ones
-            continue
+        except (AttributeError, AssertionError, RuntimeError):  # another torch's internals (or no state yet):
+            continue  # names stay the registered ones
         for group in groups:
             for param in group.fsdp_params:
                 pairs.append((param.sharded_param, getattr(param, "_unsharded_param", None)))

@@ -123,7 +123,7 @@ def _changed_defaults(optimizer: torch.optim.Optimizer) -> dict:
             continue
         try:
             same = bool(parameter.default == value)
-        except Exception:
+        except (RuntimeError, ValueError, TypeError):  # a tensor or array: its truth value is ambiguous
             same = False
         if not same and not isinstance(value, torch.Tensor):
             out[name] = value

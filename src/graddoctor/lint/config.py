@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import tomllib
+# tomllib is in the standard library from 3.11; on 3.10, tomli (the same parser, a dependency there).
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
 
 from graddoctor.finding import FAIL_ON
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from torch import nn
 
+from graddoctor.internal import record_internal_error
 from graddoctor.locate import Location, user_location
 from graddoctor.session import instrumentation
 
@@ -53,8 +54,10 @@ def _watch_train(original: Callable) -> Callable:
         try:
             set_at[self] = (bool(mode), user_location(sys._getframe(1)))
             version[0] += 1
-        except Exception:  # a line we cannot record is a related line we cannot name, nothing more
+        except TypeError:  # a module that cannot be a weak key (`__eq__` without `__hash__`): no line for it
             pass
+        except Exception:  # our bug: recorded, never the user's failure
+            record_internal_error([listener.session for listener in _listeners], "recording the line of train()")
         return result
 
     return train

@@ -21,6 +21,7 @@ from torch import nn
 from torch.nn import functional as F
 from torch.utils.data import DataLoader
 
+from graddoctor.internal import record_internal_error
 from graddoctor.locate import Location, user_location
 from graddoctor.session import instrumentation
 
@@ -104,8 +105,11 @@ def _remember_construction(original: Callable) -> Callable:
         if _listeners and self not in built_at:
             try:
                 built_at[self] = user_location(sys._getframe(1))
-            except Exception:  # a record we cannot make is a line we cannot name, nothing more
+            except TypeError:  # an object that cannot be a weak key: no line for it
                 pass
+            except Exception:  # our bug: recorded, never the user's failure
+                sessions = [listener.session for listener in _listeners]
+                record_internal_error(sessions, "recording the line that built a container or loader")
 
     return __init__
 

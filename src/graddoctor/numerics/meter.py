@@ -21,6 +21,7 @@ import torch
 
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.locate import Location
+from graddoctor.internal import known_models
 from graddoctor.numerics.fused import NormPlan, join, stack
 from graddoctor.numerics.layout import Layout
 from graddoctor.numerics.readout import Readout
@@ -209,11 +210,7 @@ class Meter:
         params = [p for group in optimizer.param_groups for p in group["params"] if not _is_dtensor(p)]
         if (layout is None or len(layout.params) != len(params)
                 or any(a is not b for a, b in zip(layout.params, params))):
-            index = None
-            try:
-                index = ModelIndex(record.session.models())
-            except Exception:
-                pass
+            index = ModelIndex(known_models(record.session))
             layout = Layout(params, index)
             for key in [k for k, known in record._layouts.items() if known.optimizer() is None]:
                 self._retire(key)  # a model and optimizer rebuilt per fold: let the old ones go

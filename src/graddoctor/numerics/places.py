@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from graddoctor.finding import Related
+from graddoctor.internal import known_models
 from graddoctor.locate import Location
 
 
@@ -100,11 +101,8 @@ def vanishing_layers(stats) -> list[str]:
         return []
     from torch import nn
 
-    try:
-        tables = {id(m) for model in stats.session.models().values() for m in model.modules()
-                  if isinstance(m, (nn.Embedding, nn.EmbeddingBag))}
-    except Exception:
-        tables = set()
+    tables = {id(m) for model in known_models(stats.session).values() for m in model.modules()
+              if isinstance(m, (nn.Embedding, nn.EmbeddingBag))}
     graphs = [series.graph.above for series in stats.loss_series.series.values()]
     small = set(low)
     return [stats.layer_name(k) for k in low if k not in tables and _faded_along_depth(k, small, graphs)]

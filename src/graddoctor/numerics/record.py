@@ -15,6 +15,7 @@ from graddoctor.numerics.layout import Layout, layer_names_now
 from graddoctor.numerics.loss_series import LossSeriesBook
 from graddoctor.numerics.options import NumericsOptions
 from graddoctor.session.observer import DeepRecording, LoopEvidence
+from graddoctor.internal import known_models
 
 
 @dataclass
@@ -115,10 +116,7 @@ class LayerRecord:
 
     def models(self) -> dict:
         """The session's models, or none when they cannot be read (names then stay provisional)."""
-        try:
-            return self.session.models()
-        except Exception:
-            return {}
+        return known_models(self.session)
 
     def names(self) -> dict[int, str]:
         """Layer key -> the layer's name as the models are named now."""

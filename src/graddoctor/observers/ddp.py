@@ -19,6 +19,7 @@ from graddoctor.graph.phrases import name_list, plural
 from graddoctor.locate import Location, user_location
 from graddoctor.rules import make
 from graddoctor.graph.naming import ModelIndex
+from graddoctor.internal import known_models
 from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
 
 REDUCTION_ERROR = re.compile(r"Expected to have finished reduction in the prior iteration")
@@ -84,10 +85,7 @@ class DDPObserver(Observer):
     def _named(self, ddp) -> list[tuple[str, torch.Tensor]]:
         """The parameters of the model DDP wraps, named as every finding names them (`model.aux.weight`),
         so that GD401 supersedes the GD104 of the same parameters."""
-        try:
-            names = ModelIndex(self.session.models()).names
-        except Exception:  # a model that cannot be indexed: torch's own names, still correct
-            names = {}
+        names = ModelIndex(known_models(self.session)).names
         return [(names.get(id(p), n), p) for n, p in ddp.module.named_parameters()]
 
     # --- GD401 ---------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from torch import nn
 
 from graddoctor.finding import Finding
 from graddoctor.graph.phrases import related_at
+from graddoctor.internal import known_models
 from graddoctor.locate import NOWHERE, Location
 from graddoctor.rules.loop.gd205_scheduler_misuse.judge import SchedulerSteps
 from graddoctor.loop.state import GradMark, OptimizerState, param_ids_of
@@ -188,11 +189,7 @@ class LoopAudit(Observer):
     def _check_eval_mode(self, st: OptimizerState, event: StepEvent) -> None:
         if st.roots is None:
             st.roots = []
-            try:
-                models = self.session.models()
-            except Exception:
-                models = {}
-            for model in models.values():
+            for model in known_models(self.session).values():
                 if any(id(p) in st.param_ids for p in model.parameters()):
                     if any(isinstance(m, _TRAIN_MODE_MODULES) for m in model.modules()):
                         st.roots.append(weakref.ref(model))
@@ -236,11 +233,7 @@ class LoopAudit(Observer):
         return st.after_zero.untouched(self.backwards, self.writes)
 
     def _param_versions(self) -> int:
-        try:
-            models = self.session.models()
-        except Exception:
-            return 0
-        return sum(p._version for m in models.values() for p in m.parameters())
+        return sum(p._version for m in known_models(self.session).values() for p in m.parameters())
 
     def _add(self, code: str, key, finding: Finding) -> None:
         self._found.setdefault((code, key if isinstance(key, int) else (key.file, key.line)), finding)

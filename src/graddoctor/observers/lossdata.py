@@ -14,11 +14,10 @@ and is recorded as graddoctor's own error, never raised into the user's step.
 
 from __future__ import annotations
 
-import traceback
-
 import torch
 
 from graddoctor.finding import Finding
+from graddoctor.internal import record_internal_error
 from graddoctor.locate import user_location
 from graddoctor.lossdata import patches
 from graddoctor.rules.data.gd503_broadcast_in_loss.judge import Broadcast
@@ -175,7 +174,7 @@ class LossDataObserver(Observer):
         self._pending = []
         session = getattr(self, "session", None)
         if session is not None:
-            session.internal_errors.append(f"{type(self).__name__} failed:\n{traceback.format_exc()}")
+            record_internal_error(session, type(self).__name__)
 
 
 def _head(x: torch.Tensor) -> torch.Tensor:

@@ -97,6 +97,7 @@ class ProvenanceObserver(ExplainsErrors, Observer):
 
     def start(self, session) -> None:
         super().start(session)
+        self.recorder.session = session
         if self.deep_steps is not None and self.deep_steps <= 0:
             return  # dormant: records only if an escalation asks for it
         self._activate()

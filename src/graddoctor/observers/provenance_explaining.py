@@ -242,11 +242,9 @@ class ExplainsErrors:
                 if attr.startswith("_saved_"):
                     try:
                         getattr(node, attr)
-                    except RuntimeError as err:
+                    except RuntimeError as err:  # torch's one failure here (freed, or edited in place)
                         if "inplace" in str(err):
                             return node
-                    except Exception:
-                        pass
             for child, _ in node.next_functions:
                 if child is not None and child not in seen:
                     seen.add(child)

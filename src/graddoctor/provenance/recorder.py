@@ -24,6 +24,7 @@ import sys
 import torch
 from torch.overrides import TorchFunctionMode
 
+from graddoctor.internal import record_internal_error
 from graddoctor.locate import is_user_file
 from graddoctor.provenance.op_kinds import (
     ATTRIBUTE,
@@ -82,6 +83,7 @@ class Recorder(TorchFunctionMode):
 
     def __init__(self) -> None:
         super().__init__()
+        self.session = None  # set when the observer starts: our own failures are recorded there
         self.cuts: list[Cut] = []  # every cut, its id its index: the trackers that make cuts append here
         self.taint = TaintTable()
         self.grad_mode = GradModeTracker()
@@ -139,8 +141,12 @@ class Recorder(TorchFunctionMode):
         if self.non_finite.watch:
             try:
                 self.non_finite.check(func, args, kwargs, out, sys._getframe(1), self.step)
-            except Exception:  # a tensor type without these kernels: give up the check, never the op
+            except (RuntimeError, NotImplementedError):  # a tensor type without these kernels: give up the check
                 self.non_finite.watch = False
+            except Exception:  # our bug: recorded, never the user's op
+                self.non_finite.watch = False
+                if self.session is not None:
+                    record_internal_error(self.session, "watching ops for NaN")
 
         # Runs for every op in deep mode: the scan of plain arguments and of list/tuple
         # arguments is written out twice on purpose (a shared helper call per argument

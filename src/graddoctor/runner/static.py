@@ -46,14 +46,14 @@ def static_findings(files: list[str], texts: dict[str, str] | None = None) -> li
         return []
     from graddoctor.lint import config as config_mod
     from graddoctor.lint.engine import lint_file, lint_source
-    from graddoctor.lint.files import collect
+    from graddoctor.lint.files import PathError, collect
     from graddoctor.lint.selection import Selection
 
     try:
         cfg = config_mod.load(Path(files[0]) if files else Path.cwd())
         kept = set(collect(files, tuple(cfg.exclude))) if files else set()
-    except Exception:  # an unreadable configuration is lint's to report, not the run's
-        return []
+    except (config_mod.ConfigError, PathError, OSError):  # an unreadable configuration or folder is lint's
+        return []  # to report, not the run's
     selection = Selection(tuple(cfg.select or ("GD",)), tuple(cfg.ignore))
     results = [(display_path(path) or path, lint_file(path, selection)) for path in files if path in kept]
     results += [(shown, lint_source(text, shown, selection)) for shown, text in texts.items()]

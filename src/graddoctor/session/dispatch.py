@@ -16,6 +16,7 @@ from typing import Any
 import torch
 from torch.optim import lr_scheduler
 
+from graddoctor.internal import guarded
 from graddoctor.locate import user_location
 from graddoctor.session.manual_steps import ManualSteps
 from graddoctor.session.observer import BackwardEvent, CallEvent
@@ -86,7 +87,7 @@ def _declare_warnings() -> None:
 
     from graddoctor.session.warnsite import make_show
 
-    instrumentation.declare(OWNER, warnings, "_showwarnmsg", make_show)
+    instrumentation.declare(OWNER, warnings, "_showwarnmsg", lambda original: make_show(original, active_sessions))
 
 
 def _declare_module_state() -> None:
@@ -235,11 +236,8 @@ def _register_step_hooks() -> None:
 
 def _guarded(call: Callable[[], None]) -> None:
     """Our own bookkeeping outside any observer: a failure of it is recorded, never the user's."""
-    try:
+    with guarded(list(_sessions), "manual steps"):
         call()
-    except Exception:
-        for session in list(_sessions):
-            session.internal_errors.append(f"manual steps failed: {sys.exc_info()[1]!r}")
 
 
 def flush_manual_step() -> None:

@@ -30,6 +30,7 @@ from collections.abc import Callable
 
 import torch
 
+from graddoctor.internal import record_internal_error
 from graddoctor.locate import user_location
 from graddoctor.session import instrumentation
 
@@ -134,8 +135,11 @@ class ManualSteps:
                     param = tracker._param_of(tensor)
                     if param is not None:
                         tracker._before(param, args, kwargs)
-                except Exception:
+                except RuntimeError:  # a tensor without storage (fake, functional): no parameter's alias
                     param = None
+                except Exception:  # our bug: recorded, never the user's failure
+                    param = None
+                    record_internal_error(tracker._sessions(), "manual steps")
             # A torch-function mode calls this method again for the same update: seen once.
             busy, tracker._busy = tracker._busy, True
             try:

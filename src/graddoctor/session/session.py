@@ -10,7 +10,6 @@ with their findings together, is decided where they are assembled
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -18,6 +17,7 @@ import torch
 from torch import nn
 
 from graddoctor.finding import Finding
+from graddoctor.internal import record_internal_error
 from graddoctor.locate import Location
 from graddoctor.session import dispatch, torch_private
 from graddoctor.session.discovered import Discovered
@@ -263,7 +263,7 @@ class Session:
             self._failed.add(id(observer))
             self._handlers = {}  # a failed observer is never called again
         owner = type(observer).__name__ + "." if observer is not None else ""
-        self.internal_errors.append(f"{owner}{what} failed:\n{traceback.format_exc()}")
+        record_internal_error(self, f"{owner}{what}")
 
 
 def current_sessions() -> list[Session]:

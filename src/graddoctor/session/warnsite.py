@@ -29,6 +29,7 @@ from collections.abc import Callable
 from types import FrameType
 
 from graddoctor import locate
+from graddoctor.internal import record_internal_error
 
 
 def _ours(filename: str) -> bool:
@@ -76,14 +77,16 @@ def relocate(msg: warnings.WarningMessage, start: FrameType | None) -> FrameType
     return target
 
 
-def make_show(original: Callable) -> Callable:
-    """The wrapper for `warnings._showwarnmsg` (installed with the session's other patches)."""
+def make_show(original: Callable, sessions: Callable[[], list]) -> Callable:
+    """The wrapper for `warnings._showwarnmsg` (installed with the session's other patches);
+    `sessions()` are the sessions a failure of ours is recorded on."""
 
     def _showwarnmsg(msg):
         try:
             target = relocate(msg, sys._getframe(1))
         except Exception:  # never lose the user's warning over our bookkeeping
             target = None
+            record_internal_error(sessions(), "placing a warning at the user's line")
         if target is None:
             return original(msg)
         # The filters already let it through for our frame, whose "once per location" registry

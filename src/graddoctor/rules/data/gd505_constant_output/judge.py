@@ -26,6 +26,7 @@ import torch
 from torch import nn
 
 from graddoctor.finding import Finding, Related
+from graddoctor.internal import record_internal_error
 from graddoctor.locate import Location, is_user_file, user_location
 from graddoctor.lossdata import patches
 from graddoctor.lossdata.calls import LossCall
@@ -114,6 +115,8 @@ class _Probe:
     _graddoctor_hidden_when_compiled = True  # session/compiled.py takes the hook off around compiled code
 
     def __init__(self, session) -> None:
+        self.session = session
+        self.failed = False  # our bookkeeping failed: recorded once, then the probe looks at nothing more
         self.seen = False
         self.called_at: Location | None = None
         self.input_constant = False
@@ -138,6 +141,8 @@ class _Probe:
             self._spreads = []  # the tail of a forward pass already under way when the probe began
 
     def _hook(self, module: nn.Module, args, output) -> None:
+        if self.failed:
+            return
         try:
             if id(module) not in self._names:
                 return
@@ -156,8 +161,12 @@ class _Probe:
                     rows = patches.row_view(first)
                     self.input_constant = bool((rows == rows[:1]).all())
                 self._finish()
-        except Exception:  # a module output we cannot measure: the probe says less, the user's step goes on
-            pass
+        except (RuntimeError, NotImplementedError):
+            pass  # a tensor torch cannot measure so (meta, sparse, nested): the probe says less, the step goes on
+        except Exception:  # our bug: recorded, never the user's failure
+            self.failed = True
+            if self.session is not None:
+                record_internal_error(self.session, "GD505 forward hook")
 
     def _finish(self) -> None:
         if not self._spreads:

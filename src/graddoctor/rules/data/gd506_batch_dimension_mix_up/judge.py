@@ -24,6 +24,7 @@ import torch
 from torch import nn
 
 from graddoctor.finding import Finding, Related
+from graddoctor.internal import record_internal_error
 from graddoctor.locate import Location, display_path, user_frame
 from graddoctor.lossdata import patches
 from graddoctor.lossdata.calls import shape_text
@@ -132,8 +133,11 @@ class BatchDimensionMixUp(Observer):
                     layer.shapes.append((tuple(x.shape), where, batch))
                 if len(layer.shapes) >= _CALLS:
                     self._unhook(layer)
-            except Exception:  # our bookkeeping never becomes the user's failure
+            except (RuntimeError, NotImplementedError):  # a tensor without a plain shape (nested): not this layer's
                 self._unhook(layer)
+            except Exception:  # our bug: recorded, never the user's failure
+                self._unhook(layer)
+                record_internal_error(self.session, "GD506 forward hook")
             return None
 
         hook._graddoctor_hidden_when_compiled = True  # type: ignore[attr-defined]
@@ -160,8 +164,11 @@ class BatchDimensionMixUp(Observer):
                 self.other_dims.update(target.shape[1:])
             if isinstance(x, torch.Tensor):
                 self.other_dims.update(x.shape[1:])
-        except Exception:
+        except (RuntimeError, NotImplementedError):  # a tensor without a plain shape (nested): no more looking
             self.loss_calls = _LOSS_CALLS
+        except Exception:  # our bug: recorded, never the user's failure
+            self.loss_calls = _LOSS_CALLS
+            record_internal_error(self.session, "GD506 loss call")
 
     def on_loss_result(self, result, frame) -> None:
         """The loss's value says nothing about the batch layout."""

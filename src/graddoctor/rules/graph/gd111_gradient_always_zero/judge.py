@@ -14,6 +14,7 @@ from __future__ import annotations
 from graddoctor.finding import Finding, Related
 from graddoctor.graph.naming import attribute_location, unwrap
 from graddoctor.graph.phrases import name_list, plural
+from graddoctor.internal import known_models
 from graddoctor.locate import Location
 from graddoctor.rules import make
 
@@ -35,7 +36,7 @@ def gradient_always_zero(stats) -> list[Finding]:
     always = _drop_shift_invariant_biases(always, zeroing)
     if not always:
         return []
-    models = _models(stats)
+    models = known_models(stats.session)
     groups: dict[tuple, list] = {}
     for pid, entry in always.items():
         # The op nearest the loss that zeroes this parameter's path: it zeroes everything upstream.
@@ -95,13 +96,6 @@ def _hint(op) -> str:
                 "output, use LeakyReLU/GELU, or fix the initialisation or learning rate that pushed it below 0.")
     return (f"Every value is outside the bounds of `{op.op}`, where its gradient is 0: start the parameter "
             "inside the bounds, or bound a smooth function of it (`torch.sigmoid`, `softplus`) instead of clamping it.")
-
-
-def _models(stats) -> dict:
-    try:
-        return stats.session.models()
-    except Exception:
-        return {}
 
 
 def _definition(models: dict, param) -> Location | None:

@@ -34,6 +34,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from graddoctor.finding import Finding
+from graddoctor.internal import record_internal_error
 from graddoctor.locate import Location, is_user_file
 from graddoctor.rules.loop.gd207_graph_kept_alive.lifetimes import LossLifetimes, Pile, follow
 from graddoctor.lossdata import patches as loss_patches
@@ -55,22 +56,25 @@ def _sequence_now() -> int:
 class _Recorder(TorchFunctionMode):
     _graddoctor_hidden_when_compiled = True  # session/compiled.py takes it off around compiled code
 
-    def __init__(self, start_seq: int, loop_code) -> None:
+    def __init__(self, start_seq: int, loop_code, session) -> None:
         super().__init__()
         self.start_seq = start_seq
         self.loop_code = loop_code
+        self.session = session
+        self.failed = False  # our bookkeeping failed once: recorded, then the window records nothing more
         self.extended: dict[tuple, list] = {}  # (file, line) -> followed nodes of results that extended an old graph
         self.made: dict[tuple, list] = {}  # (file, line) -> weakrefs of tensors with history made there
         self.tracked = 0
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        if not torch.is_grad_enabled():
+        if not torch.is_grad_enabled() or self.failed:
             return out
         try:
             self._record(args, kwargs, out)
         except Exception:  # never let bookkeeping break the user's op
-            pass
+            self.failed = True
+            record_internal_error(self.session, "kept-alive: recording an op")
         return out
 
     def _record(self, args, kwargs, out) -> None:
@@ -154,7 +158,7 @@ class KeptAlive(Observer):
             piles = call(*args)
         except Exception:  # our failure stops the following, never the user's step
             self._following = False
-            self.session.internal_errors.append("kept-alive: following loss results failed")
+            record_internal_error(self.session, "kept-alive: following loss results")
             return
         for pile in piles:
             self._kept_pile(pile)
@@ -211,7 +215,7 @@ class KeptAlive(Observer):
         return self._recorder is not None
 
     def _open(self, step: int) -> None:
-        recorder = _Recorder(_sequence_now(), self._loop_code)
+        recorder = _Recorder(_sequence_now(), self._loop_code, self.session)
         recorder.__enter__()
         self._recorder, self._opened_at = recorder, step
         self.windows += 1
@@ -224,6 +228,8 @@ class KeptAlive(Observer):
             self._closed = (step, recorder)
 
     def _judge(self, recorder: _Recorder, steps_later: int) -> None:
+        if recorder.failed:
+            return  # what it holds is partial: no finding from it
         for where, refs in recorder.extended.items():
             if any(r() is not None for r in refs):
                 self._report(where, None)

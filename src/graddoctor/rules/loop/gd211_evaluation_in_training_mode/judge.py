@@ -34,6 +34,7 @@ import torch
 from torch import nn
 
 from graddoctor.finding import Finding, Related
+from graddoctor.internal import record_internal_error
 from graddoctor.locate import Location, display_path, user_frame
 from graddoctor.loop import train_modes
 from graddoctor.rules import make
@@ -176,7 +177,7 @@ class EvaluationInTrainingMode(Observer):
             try:
                 self._forward(model, args, output)
             except Exception:  # our bookkeeping never becomes the user's failure
-                self.session.internal_errors.append("GD211 forward hook failed")
+                record_internal_error(self.session, "GD211 forward hook")
                 model.handle.remove()
 
         hook._graddoctor_hidden_when_compiled = True  # type: ignore[attr-defined]

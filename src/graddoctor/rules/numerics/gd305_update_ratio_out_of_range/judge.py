@@ -150,11 +150,8 @@ def _key(stats, track) -> int | None:
 
 def _built_at(stats, track, key: int | None) -> list:
     """The line that built the optimizer, where its lr is set: the line to change."""
-    try:
-        records = stats.session.optimizers()
-    except Exception:
-        return []
-    record = next((r for r in records if id(r.optimizer) == key), None)
+    # Not guarded: a failure here is our bug, recorded by the session around `findings()`.
+    record = next((r for r in stats.session.optimizers() if id(r.optimizer) == key), None)
     if record is None:
         return []
     return related(record.created_at, f"{record.label} built here with lr={track.max_lr:g}")
