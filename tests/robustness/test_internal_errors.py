@@ -16,7 +16,7 @@ from torch import nn
 
 import graddoctor
 from graddoctor.internal import guarded, known_models, record_internal_error
-from graddoctor.report.build import INTERNAL_NOTE
+from graddoctor.runner.build_report import INTERNAL_NOTE
 
 
 class _Session:

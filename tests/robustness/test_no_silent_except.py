@@ -20,23 +20,22 @@ BROAD = {"Exception", "BaseException"}
 RECORDERS = {
     "record_internal_error": "graddoctor/internal.py",
     "_fail": "session/session.py",  # Session._fail: an observer's failure
-    "_failed": "lossdata/observer.py",  # LossDataObserver._failed: the observer's own failure
+    "_failed": "observers/lossdata.py",  # LossDataObserver._failed: the observer's own failure
 }
 
 # (file under src/graddoctor, enclosing function) -> why its broad except may neither raise nor record.
 ALLOWED = {
     ("cli/commands.py", "main"):
         "the command line's last resort: prints the traceback with 'please report' and exits 3",
-    ("runner/script.py", "run_target"):
-        "the user's exception: kept, reported as the crash and explained, never swallowed",
-    ("integrations/notebook.py", "run_cell"):
-        "the user's exception in a cell: kept, reported, and raised again after the session detaches",
+    ("runner/lifecycle.py", "execute"):
+        "the user's exception (script, cell or block): kept in the Ending, reported as the crash and "
+        "raised again by the caller, never swallowed",
     ("runner/outputs.py", "print_terminal"):
         "not silent: a renderer's failure is printed on stderr and makes the exit code 3",
     ("runner/outputs.py", "write_files"):
         "not silent: a renderer's failure is printed on stderr and makes the exit code 3; "
         "the other outputs are still written",
-    ("distributed/gather.py", "gather"):
+    ("runner/gather.py", "gather"):
         "not silent: the report says that the other ranks could not be reached, and why",
     ("explain/evidence.py", "gather"):
         "reads the locals of the user's frames, whose objects may raise anything when read: "

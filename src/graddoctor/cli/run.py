@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from graddoctor.exits import (
 )
 from graddoctor.cli.parser import Parser, positive_int
 from graddoctor.finding import FAIL_ON
+from graddoctor.internal import record_internal_error
 from graddoctor.runner.outputs import print_terminal, write_files
 from graddoctor.finding import Finding
 from graddoctor.report.report import Report
@@ -114,7 +114,7 @@ class RunResult:
         try:
             step(*args)
         except Exception:  # the diagnosis is still printed, and the failure with it
-            self.outcome.session.internal_errors.append(traceback.format_exc())
+            record_internal_error(self.outcome.session, getattr(step, "__name__", "a step after the run"))
 
 
 @contextmanager

@@ -83,7 +83,7 @@ def dynamo_context_class() -> type | None:
     this torch has no dynamo or already defines that attribute on the class (not the torch we know)."""
     try:
         from torch._dynamo.eval_frame import _TorchDynamoContext
-    except Exception:  # a torch without dynamo compiles nothing
+    except (ImportError, RuntimeError):  # a torch without dynamo (or whose dynamo refuses this Python)
         _absent("no torch._dynamo.eval_frame._TorchDynamoContext")
         return None
     if "enter_exit_hooks" in vars(_TorchDynamoContext):
@@ -96,7 +96,7 @@ def add_skip_dirs(paths: list[str]) -> list[str]:
     """Add `paths` to dynamo's folders it never traces; returns those added (for `remove_skip_dirs`)."""
     try:
         from torch._dynamo import trace_rules
-    except Exception:
+    except (ImportError, RuntimeError):  # as in dynamo_context_class
         _absent("no torch._dynamo.trace_rules")
         return []
     dirs = getattr(trace_rules, "SKIP_DIRS", None)
