@@ -19,7 +19,7 @@ from torch.utils.data import DataLoader, TensorDataset
 import graddoctor
 from graddoctor.lossdata import patches as loss_patches
 from graddoctor.loop import train_modes
-from graddoctor.provenance import observer as provenance
+from graddoctor.observers import provenance
 from graddoctor.session import compiled, dispatch, instrumentation, torch_private
 from graddoctor.session.manual_steps import OWNER as MANUAL
 
