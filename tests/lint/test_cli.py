@@ -170,6 +170,16 @@ def test_bad_pyproject_is_a_usage_error(lint_cli):
     assert ran.returncode == 2 and "fail-on" in ran.stderr
 
 
+
+def test_a_misspelt_config_key_is_a_usage_error_not_ignored(lint_cli):
+    write(lint_cli.path, "pyproject.toml", '[tool.graddoctor]\nignores = ["GD101"]\n')
+    write(lint_cli.path, "train.py", CLEAN)
+    ran = lint_cli("train.py")
+    assert ran.returncode == 2 and "'ignores' (did you mean 'ignore'?)" in ran.stderr, ran.stderr
+    # near miss: the documented keys, also in the [tool.graddoctor.lint] sub-table, are accepted
+    write(lint_cli.path, "pyproject.toml", '[tool.graddoctor]\nfail_on = "error"\n[tool.graddoctor.lint]\nextend-ignore = ["GD101"]\n')
+    assert lint_cli("train.py").returncode == 0
+
 def test_gitignore_and_exclude_when_recursing(lint_cli):
     root = lint_cli.path
     (root / ".git").mkdir()

@@ -14,7 +14,10 @@ else:
 
 from graddoctor.finding import FAIL_ON
 
+# Every key [tool.graddoctor] takes; any other is a mistake said out loud (a misspelt "ignore" must
+# not silently lint everything). `lint` is the optional [tool.graddoctor.lint] sub-table.
 KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "fail-on")
+_ALSO = ("fail_on", "lint")
 
 
 class ConfigError(Exception):
@@ -56,6 +59,9 @@ def load(start: Path) -> Config:
     table = data.get("tool", {}).get("graddoctor", {})
     if isinstance(table.get("lint"), dict):  # [tool.graddoctor.lint] also works
         table = {**table, **table["lint"]}
+    unknown = sorted(k for k in table if k not in KEYS + _ALSO)
+    if unknown:
+        raise ConfigError(f"{path}: [tool.graddoctor] has no key {_named(unknown[0])}; the keys are {', '.join(KEYS)}")
 
     def codes(key: str) -> tuple[str, ...]:
         value = table.get(key, [])
@@ -75,3 +81,11 @@ def load(start: Path) -> Config:
         exclude=codes("exclude") + codes("extend-exclude"),
         fail_on=fail_on,
     )
+
+
+def _named(key: str) -> str:
+    """The unknown key, with the known one it most likely meant."""
+    import difflib
+
+    close = difflib.get_close_matches(key, KEYS, n=1)
+    return f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key)
