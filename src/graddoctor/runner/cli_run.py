@@ -104,7 +104,7 @@ def _attach_edits(opts, target: str, outcome):
 
     root = os.getcwd() if opts.module else os.path.dirname(os.path.abspath(target))
     try:
-        attach_known(outcome.report.findings, root)
+        outcome.report.findings = attach_known(outcome.report.findings, root)
     except Exception:  # our bug: the diagnosis is still printed, and the failure is shown, not hidden
         import traceback
 
