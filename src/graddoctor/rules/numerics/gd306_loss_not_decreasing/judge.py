@@ -3,7 +3,9 @@
 Judged per loss series (numerics/loss_series.py): one backward line and the
 optimizer stepped after it. A warning needs a cause found, or a supervised loss
 that clearly diverges; adversarial and policy-gradient losses, which are not
-meant to fall, are at most info, and only with a cause.
+meant to fall, are at most info, and only with a cause. The other findings of the
+report that explain a stall are named afterwards, from the `evidence` and `cause`
+recorded here, by conclusions/stalled_loss_names_other_causes.py.
 """
 
 from __future__ import annotations
