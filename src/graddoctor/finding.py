@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass, field
 from typing import Any
+
+from graddoctor.json_numbers import number_in, number_out
 
 
 class Severity(enum.IntEnum):
@@ -39,12 +42,18 @@ class Related:
         return {"file": self.file, "line": self.line, "note": self.note}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Finding:
     """One diagnosis: what is wrong, where in the user's code, and the fix.
 
     `file`/`line`/`column` point into the user's code (never into torch or
     graddoctor); they are None only where no user line exists.
+
+    Frozen: a step that changes a finding (a conclusion, the static merge, the
+    fix attached) makes a new one with `with_`, so no producer's finding changes
+    behind its back. `related` and `subjects` are lists for their readers and
+    are never mutated. Conclusions decide from the structured fields (`code`,
+    `subjects`, `evidence`, `cause`, `explained_by`), never from the text.
     """
 
     code: str
@@ -63,6 +72,24 @@ class Finding:
     # The edit of the user's source that removes the finding, when one is known (SPEC section 2):
     # {"diff", "verified", "loss_before", "loss_after", "new_findings"}.
     fix: dict[str, Any] | None = None
+    # The quantities the run measured that the judgement rests on, e.g. {"update_ratio": 3e-9, "lr": 1e-7}.
+    evidence: dict[str, Any] = field(default_factory=dict)
+    # Codes of other findings of the report that explain this one (it is their consequence).
+    explained_by: tuple[str, ...] = ()
+    # What the judge found the cause to be, as data: {"lr": "too_large"}, {"found": ["GD305"]}.
+    cause: dict[str, Any] | None = None
+
+    def with_(self, **changes: Any) -> "Finding":
+        """This finding with `changes` applied (a new Finding; this one is left as it is)."""
+        return dataclasses.replace(self, **changes)
+
+    def adding(self, sentence: str, **changes: Any) -> "Finding":
+        """This finding with `sentence` added to its message, and `changes` applied.
+
+        The one way a later step (a conclusion, the explainer) extends what a finding says: the
+        sentence is built from fields, and nothing reads the message to decide anything.
+        """
+        return self.with_(message=self.message + sentence, **changes)
 
     def key(self) -> tuple:
         """Identity used to drop repeats of the same diagnosis across steps."""
@@ -88,6 +115,10 @@ class Finding:
             out["source"] = self.source
         if self.fix is not None:
             out["fix"] = self.fix
+        out["evidence"] = {name: number_out(value) for name, value in self.evidence.items()}
+        out["explained_by"] = list(self.explained_by)
+        if self.cause is not None:
+            out["cause"] = self.cause
         return out
 
     @classmethod
@@ -107,6 +138,9 @@ class Finding:
             rank=data.get("rank"),
             source=data.get("source"),
             fix=data.get("fix"),
+            evidence={name: number_in(value) for name, value in (data.get("evidence") or {}).items()},
+            explained_by=tuple(data.get("explained_by", ())),
+            cause=data.get("cause"),
         )
 
 

@@ -65,14 +65,16 @@ def test_public_api_is_exactly_all_and_every_name_resolves():
 
 def test_a_more_specific_finding_takes_its_subjects_from_the_generic_one():
     from graddoctor.rules import make
-    from graddoctor.assembly import drop_superseded
+    from graddoctor.conclusions import drop_superseded
 
     generic = make("GD104", "no gradient", subjects=["aux.weight", "aux.bias", "other.weight"])
     specific = make("GD401", "unused under DDP", subjects=["aux.weight", "aux.bias"])
     kept = drop_superseded([generic, specific])
-    assert kept == [generic, specific] and generic.subjects == ["other.weight"]
+    # Findings are frozen: the generic one kept is a new finding with the subjects left
+    assert [f.code for f in kept] == ["GD104", "GD401"] and kept[1] is specific
+    assert kept[0].subjects == ["other.weight"]
     # its message named all three: it says where the other two went
-    assert generic.message == "no gradient Of these, aux.weight and aux.bias are reported under GD401."
+    assert kept[0].message == "no gradient Of these, aux.weight and aux.bias are reported under GD401."
     only = make("GD104", "no gradient", subjects=["aux.weight"])
     assert drop_superseded([only, specific]) == [specific]
     assert drop_superseded([make("GD104", "no gradient", subjects=["x"])])[0].subjects == ["x"]

@@ -58,16 +58,18 @@ class _Fixing:
 
     def plan_and_verify(self) -> None:
         """Before the report is printed and written: plan, verify, and put the results on the findings."""
-        from graddoctor.fix.attach import attach
         from graddoctor.editing.plan import plan
+        from graddoctor.fix.attach import attach, planned
 
         findings = self.outcome.report.findings
         self.plan = plan(findings, self.root, self.started)
-        attach(self.plan)
+        fixes = planned(self.plan)
         if self.opts.verify and self.plan.fixes:
-            self._verify(findings)
+            fixes = self._verify(findings, fixes)
+        self.outcome.report.findings = attach(findings, fixes)
 
-    def _verify(self, findings) -> None:
+    def _verify(self, findings, fixes: dict[int, dict]) -> dict[int, dict]:
+        """The fix objects of `fixes` (by the id of the planned finding) with what the re-run proved."""
         from graddoctor.fix.losses import ends, loss_curve
         from graddoctor.editing.plan import plan
         from graddoctor.fix.verify import judge, run_edited
@@ -91,10 +93,10 @@ class _Fixing:
             self.plan = plan(passed, self.root, self.started)
             self.edited = run_edited(self.plan, self.root, self.target, self.args, cap)
             self.verdicts = judge(self.plan, findings, self.edited) + failed
-        for v in self.verdicts:
-            f = v.fix.finding
-            f.fix.update(verified=v.verified, loss_before=ends(self.before), loss_after=ends(self.edited.loss),
-                         new_findings=v.new_findings)
+        proved = {id(v.fix.finding): dict(fixes[id(v.fix.finding)], verified=v.verified, loss_before=ends(self.before),
+                                          loss_after=ends(self.edited.loss), new_findings=v.new_findings)
+                  for v in self.verdicts}
+        return {**fixes, **proved}
 
     def finish(self, code: int) -> int:
         """After the report: the edits, the verification, and the writing."""

@@ -85,7 +85,7 @@ def lint_command(argv: list[str]) -> int:
         findings = _fix(results, findings, write=opts.fix and not opts.diff)
     findings = sort_findings(findings)
     if opts.format == "json" and findings:
-        _attach_edits(findings, files)
+        findings = _attach_edits(findings, files)
     fail_on = opts.fail_on or cfg.fail_on or "warning"
     rendered = _render(opts.format, findings, files, opts)
     if opts.output:
@@ -129,14 +129,14 @@ def _fix(results, findings, write: bool):
     return [f for f in findings if id(f) not in fixed_ids]
 
 
-def _attach_edits(findings, files: list[str]) -> None:
+def _attach_edits(findings, files: list[str]) -> list:
     """JSON findings carry the edit `graddoctor fix` would make, where one is known (without libcst: none)."""
     import os
 
     from graddoctor.fix.attach import attach_known
 
     root = os.path.commonpath([os.path.dirname(os.path.realpath(f)) for f in files]) if files else os.getcwd()
-    attach_known(findings, root)
+    return attach_known(findings, root)
 
 
 def _render(fmt: str, findings, files: list[str], opts) -> str:

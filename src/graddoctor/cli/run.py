@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from graddoctor.exits import (
     EXIT_FINDINGS,
@@ -26,6 +26,8 @@ from graddoctor.finding import Finding
 from graddoctor.report.report import Report
 from graddoctor.runner.script import RunOutcome, UsageError, print_user_traceback, run_target
 from graddoctor.runner.signals import Interrupts, Terminated
+
+T = TypeVar("T")
 
 _RUN_VALUED = {"--json", "--html", "--max-steps", "--fail-on", "-m"}
 _RUN_FLAGS = {"--quiet", "-q", "--no-deep", "-h", "--help"}
@@ -63,10 +65,10 @@ def run_parser() -> Parser:
     return p
 
 
-def run_main(argv: list[str], *, attach_edits: Callable[[list[Finding], str], object] | None = None) -> int:
+def run_main(argv: list[str], *, attach_edits: Callable[[list[Finding], str], list[Finding]] | None = None) -> int:
     """`graddoctor run [OPTIONS] SCRIPT [ARGS...]` or `graddoctor run [OPTIONS] -m MODULE [ARGS...]`.
 
-    `attach_edits(findings, folder)` gives findings their known edit (SPEC section 2); the
+    `attach_edits(findings, folder)` returns the findings with their known edit (SPEC section 2); the
     dispatcher passes `fix`'s, so that this package does not depend on `fix/`."""
     ours, script_args = split_run_args(argv)
     parser = run_parser()
@@ -80,7 +82,9 @@ def run_main(argv: list[str], *, attach_edits: Callable[[list[Finding], str], ob
     with run_command(opts, target, script_args) as ran:
         if ran.code is None:
             if attach_edits is not None and ran.dist is None:
-                ran.guard(attach_edits, ran.report.findings, ran.root)
+                with_edits = ran.guard(attach_edits, ran.report.findings, ran.root)
+                if with_edits is not None:
+                    ran.report.findings = with_edits
             report_run(ran)
     return ran.code
 
@@ -109,12 +113,13 @@ class RunResult:
     def html_path(self) -> str | None:
         return self.opts.html
 
-    def guard(self, step: Callable[..., object], *args) -> None:
+    def guard(self, step: Callable[..., T], *args) -> T | None:
         """Run one of graddoctor's own steps after the run; its failure is our bug, shown (exit 3), not hidden."""
         try:
-            step(*args)
+            return step(*args)
         except Exception:  # the diagnosis is still printed, and the failure with it
             record_internal_error(self.outcome.session, getattr(step, "__name__", "a step after the run"))
+            return None
 
 
 @contextmanager

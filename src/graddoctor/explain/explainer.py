@@ -43,6 +43,9 @@ def explain(exc_or_message: BaseException | str) -> list[Finding]:
 
 
 _WORKER = re.compile(r"Caught \w+ in DataLoader worker process \d+\.?\s*Original Traceback \(most recent call last\):")
+# Said after each finding explained from inside a worker.
+_IN_WORKER = (" It was raised in a DataLoader worker process (the dataset, its transforms or the collate "
+              "function); with `num_workers=0` the traceback runs through your own code.")
 
 
 def explain_parts(exc_type: str | None, message: str, where: Location | None,
@@ -53,10 +56,7 @@ def explain_parts(exc_type: str | None, message: str, where: Location | None,
         inner = parse("Traceback (most recent call last):" + message[worker.end():])
         found = explain_parts(inner.exc_type, inner.message, inner.user_location or where,
                               context=message[worker.end():])
-        for finding in found:
-            finding.message += (" It was raised in a DataLoader worker process (the dataset, its transforms "
-                                "or the collate function); with `num_workers=0` the traceback runs through "
-                                "your own code.")
+        found = [finding.adding(_IN_WORKER) for finding in found]
         if found:
             return found
     source = where.source if where is not None and where.file else ""

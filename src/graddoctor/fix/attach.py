@@ -12,14 +12,18 @@ def fix_object(diff: str, verified: bool | None = None, loss_before=None, loss_a
             "new_findings": list(new_findings or [])}
 
 
-def attach(plan: Plan) -> None:
-    """Give each planned finding its unverified `fix` object."""
-    for fix in plan.fixes:
-        fix.finding.fix = fix_object(fix.diff)
+def planned(plan: Plan) -> dict[int, dict]:
+    """Each planned finding's unverified `fix` object, by the id of the finding it belongs to."""
+    return {id(fix.finding): fix_object(fix.diff) for fix in plan.fixes}
 
 
-def attach_known(findings: list[Finding], root: str) -> Plan | None:
-    """Plan and attach the edits for `findings`; None (and nothing attached) without libcst.
+def attach(findings: list[Finding], fixes: dict[int, dict]) -> list[Finding]:
+    """`findings`, those with a fix object in `fixes` (by id) carrying it (Findings are frozen: new ones)."""
+    return [f.with_(fix=fixes[id(f)]) if id(f) in fixes else f for f in findings]
+
+
+def attach_known(findings: list[Finding], root: str) -> list[Finding]:
+    """`findings` with the edits planned for them attached; as they are without libcst.
 
     The report is the user's diagnosis: an edit that cannot be planned leaves the finding as it is.
     """
@@ -27,12 +31,11 @@ def attach_known(findings: list[Finding], root: str) -> Plan | None:
 
     wanted = set(codes())
     if not any(f.code in wanted for f in findings):
-        return None
+        return findings
     try:
         from graddoctor.editing.plan import plan
 
         found = plan(findings, root)
     except ImportError:
-        return None
-    attach(found)
-    return found
+        return findings
+    return attach(findings, planned(found))

@@ -141,7 +141,9 @@ class DDPObserver(Observer):
         if finding is None:
             return []
         if where.file and not any(r.line == where.line for r in finding.related):
-            finding.related.append(Related(where.shown()["file"], where.line, "the next forward pass raised here"))
+            # stored, so that the report's GD401 names the line that raised too
+            self._gd401 = finding = finding.with_(related=[
+                *finding.related, Related(where.shown()["file"], where.line, "the next forward pass raised here")])
         return [finding]
 
     def findings(self) -> list[Finding]:

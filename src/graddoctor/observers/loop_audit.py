@@ -83,7 +83,7 @@ class LoopAudit(Observer):
                 "GD202",
                 "zero_grad() runs between backward() and step(): the gradients are cleared before the "
                 "optimizer reads them, so the step applies no gradient.",
-                step=event.step, **zero.shown(),
+                step=event.step, evidence={"backwards": self.backwards, "optimizer_steps": st.steps}, **zero.shown(),
                 related=related_at(event.where, "the optimizer step that finds no gradient"),
             ))
         self._check_eval_mode(st, event)
@@ -243,21 +243,23 @@ class LoopAudit(Observer):
     def codes_seen(self) -> set[str]:
         return {key[0] for key in self._found}
 
-    def stall_evidence(self) -> list[str]:
+    def stall_evidence(self) -> list[tuple[str, str]]:
+        """What in the loop keeps a loss from falling, each in words with the code it names."""
         out = []
         seen = {key[0] for key in self._found}
         if "GD201" in seen:
-            out.append("gradients are never cleared, so every step applies the sum of all past gradients (GD201)")
+            out.append(("gradients are never cleared, so every step applies the sum of all past gradients (GD201)",
+                        "GD201"))
         if "GD202" in seen:
-            out.append("zero_grad() clears the gradients before the step reads them (GD202)")
+            out.append(("zero_grad() clears the gradients before the step reads them (GD202)", "GD202"))
         if any(st.eval_steps for st in self._states.values()):
-            out.append("the model was in eval mode while training (GD208)")
+            out.append(("the model was in eval mode while training (GD208)", "GD208"))
         for st in self._states.values():
             if st.scaler_steps and st.scaler_skips * 2 > st.scaler_steps:
-                out.append(f"GradScaler skipped {st.scaler_skips} of {st.scaler_steps} steps (GD307)")
+                out.append((f"GradScaler skipped {st.scaler_skips} of {st.scaler_steps} steps (GD307)", "GD307"))
                 break
         if self.backwards and not any(st.steps for st in self._states.values()):
-            out.append("no optimizer step ran (GD203)")
+            out.append(("no optimizer step ran (GD203)", "GD203"))
         return out
 
     def findings(self) -> list[Finding]:
@@ -272,7 +274,7 @@ class LoopAudit(Observer):
                     "GD203",
                     f"backward() ran {self.backwards} time{'s' if self.backwards != 1 else ''} but no optimizer "
                     "ever stepped: gradients are computed and the parameters never change.",
-                    **self.first_backward.shown(),
+                    evidence={"backwards": self.backwards, "optimizer_steps": 0}, **self.first_backward.shown(),
                 ))
         for st in states:
             if st.eval_steps:
@@ -307,11 +309,11 @@ def _missing_zero_grad(event: StepEvent) -> Finding:
             "since the previous update: the gradients of earlier batches are still in .grad and add up.",
             hint="Clear the gradients after each update: `p.grad.zero_()` for each parameter you update "
                  "(or `model.zero_grad()` before `backward()`).",
-            step=event.step, **event.where.shown(),
+            step=event.step, evidence={"step": event.step}, **event.where.shown(),
         )
     return make(
         "GD201",
         f"{type(event.optimizer).__name__} stepped again at step {event.step} without zero_grad() "
         "since its previous step: the gradients of earlier batches are still in .grad and add up.",
-        step=event.step, **event.where.shown(),
+        step=event.step, evidence={"step": event.step}, **event.where.shown(),
     )

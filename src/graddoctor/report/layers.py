@@ -2,23 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
-# JSON has no NaN or Infinity: a NaN run's norms are written as these strings (schema.json says so),
-# never as the bare `NaN` Python's json would emit, which no strict parser accepts.
-_NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
-
-
-def _number_out(value: float | None) -> float | str | None:
-    if value is None or math.isfinite(value):
-        return value
-    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-
-
-def _number_in(value: float | str | None) -> float | None:
-    return _NON_FINITE[value] if isinstance(value, str) else value
+from graddoctor.json_numbers import number_in as _number_in, number_out as _number_out
 
 
 @dataclass

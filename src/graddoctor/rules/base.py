@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from graddoctor.finding import Finding, Related, Severity
 
@@ -50,6 +51,8 @@ class Rule:
         subjects: list[str] | None = None,
         step: int | None = None,
         severity: Severity | None = None,
+        evidence: dict[str, Any] | None = None,
+        cause: dict[str, Any] | None = None,
     ) -> Finding:
         return Finding(
             code=self.code,
@@ -63,4 +66,6 @@ class Rule:
             related=list(related or []),
             subjects=list(subjects or []),
             step=step,
+            evidence=dict(evidence or {}),
+            cause=cause,
         )

@@ -40,7 +40,7 @@ def build_report(
     if exc is not None:
         where = exception_location(exc)
         if status == "crashed":
-            findings.extend(_explain(session, exc, where))
+            findings = _with_explained(findings, _explain(session, exc, where))
         exception = {
             "type": type(exc).__name__,
             "message": str(exc).split("\n")[0][:2000],
@@ -63,6 +63,20 @@ def build_report(
     compiled.add_note(report, session)
     processes.note(report, session)
     return report
+
+
+def _with_explained(findings: list[Finding], explained: list[Finding]) -> list[Finding]:
+    """`findings` and those that explain the crash. An observer may explain it with a finding it already
+    reported, adding the lines the exception shows (DDP's GD401 gains the forward pass that raised):
+    Findings are frozen, so that version is a new finding, and it takes the place of the one reported."""
+    out = list(findings)
+    for found in explained:
+        same = next((i for i, f in enumerate(out) if f.with_(related=[]) == found.with_(related=[])), None)
+        if same is None:
+            out.append(found)
+        else:
+            out[same] = found
+    return out
 
 
 def _explain(session: Session, exc: BaseException, where: Location) -> list[Finding]:

@@ -165,8 +165,7 @@ def merge(own: Report, answers: dict[int, RankResult], world_size: int, fail_on:
         for f in answers[rank].findings:
             if f.key() not in seen:
                 seen.add(f.key())
-                f.rank = rank
-                findings.append(f)
+                findings.append(f.with_(rank=rank))
     prints = prints or {}
     diverged = replicas_diverged({r: a.samples for r, a in answers.items()}, lambda rank, step: prints.get(rank))
     # Unused parameters without find_unused_parameters (GD401, and the run crashed on DDP's reduction

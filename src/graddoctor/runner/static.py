@@ -62,8 +62,7 @@ def static_findings(files: list[str], texts: dict[str, str] | None = None) -> li
         for finding in result.findings:
             # Code the run executed parses; GD000 would only repeat what the run reported.
             if finding.code != "GD000" and selection(finding.code):
-                finding.file = shown
-                found.append(finding)
+                found.append(finding.with_(file=shown))
     return found
 
 
@@ -76,6 +75,5 @@ def merge_static(runtime: list[Finding], static: list[Finding]) -> list[Finding]
         if key in seen:
             continue
         seen.add(key)
-        finding.source = "static"
-        added.append(finding)
+        added.append(finding.with_(source="static"))
     return added

@@ -103,7 +103,8 @@ class ConstantOutput:
             if line is not None and line.file:
                 related.append(Related(line.shown()["file"], line.line, f"`{name}` is defined here; its output is "
                                                                         "the same for every sample"))
-        self.found[key] = make("GD505", message, related=related, step=last.step, **where.shown())
+        evidence = {"checks": checks, "loss_calls": last.index - first.index + 1, "probed": probe is not None}
+        self.found[key] = make("GD505", message, related=related, step=last.step, evidence=evidence, **where.shown())
 
     def findings(self) -> list[Finding]:
         return list(self.found.values())

@@ -82,7 +82,8 @@ def _finding(stats, op, defined: Location | None, entries: list) -> Finding:
             related.append(Related(shown["file"], shown["line"], "the parameter's module is defined here"))
     else:
         at = defined if defined is not None and defined.file else stats.last_backward
-    return make("GD111", message, hint=hint, subjects=names, related=related, **at.shown())
+    return make("GD111", message, hint=hint, subjects=names, related=related,
+                evidence={"zero_steps": steps, "parameters": len(entries)}, **at.shown())
 
 
 def _hint(op) -> str:

@@ -171,7 +171,8 @@ class KeptAlive(Observer):
         self._lifetime_found[(where.file, where.line)] = make("GD207", (
             f"{pile.count} results of the loss computed at this line were alive at once, the oldest made "
             f"{pile.age} calls earlier, and they were {fate}: they are kept (summed into a running total, "
-            "or stored) with their autograd graphs, so memory grows with every batch."), **where.shown())
+            "or stored) with their autograd graphs, so memory grows with every batch."),
+            evidence={"alive_at_once": pile.count, "oldest_calls_ago": pile.age}, **where.shown())
 
     def before_backward(self, event: BackwardEvent) -> None:
         if self._following:
@@ -251,7 +252,8 @@ class KeptAlive(Observer):
                        f"{'are' if n != 1 else 'is'} still alive {later} optimizer steps later (kept in a list, "
                        "a running total or an attribute): each one keeps its graph, so memory grows step after step.")
         hint = _accumulation_fix(where) if alive is None else None
-        self._found[where] = make("GD207", message, hint=hint, **loc.shown())
+        evidence = {"chained_graph": True} if alive is None else {"alive": alive[0], "steps_later": alive[1]}
+        self._found[where] = make("GD207", message, hint=hint, evidence=evidence, **loc.shown())
 
     def stop(self) -> None:
         loss_patches.unlisten(self)

@@ -23,15 +23,18 @@ def exploding_gradients(stats) -> list[Finding]:
         worst, step, top = stats.worst
         why = f"{worst:.3g}, {worst / first:.3g} times the {first:.3g} of the first steps"
         severity = None
+        evidence = {"grad_norm": worst, "first_grad_norm": first, "growth": worst / first}
     elif stats.worst_first is not None:
         worst, step, top = stats.worst_first
         why = f"{worst:.3g}, above the threshold explode_norm={opts.explode_norm:.3g} set for this run"
         severity = Severity.INFO
+        evidence = {"grad_norm": worst, "first_grad_norm": first, "explode_norm": opts.explode_norm}
     else:
         return []
     top = [stats.layer_name(k) for k in top]
     return [make(
         "GD303",
         f"The total gradient norm reached {why} (optimizer step {step}); largest in {name_list(top)}.",
-        subjects=top, step=step, severity=severity, **stats.last_backward.shown(),
+        subjects=top, step=step, severity=severity, evidence={**evidence, "step": step},
+        **stats.last_backward.shown(),
     )]

@@ -17,5 +17,6 @@ def vanishing_gradients(stats) -> list[Finding]:
         f"{name_list(low)} ({plural(len(low), 'layer')}) get gradients more than "
         f"{1 / stats.options.vanish_ratio:.0e} times smaller (per element) than most other layers on most steps: "
         "they barely train.",
-        subjects=low, **stats.last_backward.shown(),
+        subjects=low, evidence={"vanish_ratio": stats.options.vanish_ratio, "layers": len(low)},
+        **stats.last_backward.shown(),
     )]

@@ -21,14 +21,9 @@ ADAPTIVE = frozenset({"Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "A
                       "Adafactor", "Lion", "FusedAdam", "Adam8bit", "AdamW8bit", "PagedAdamW"})
 
 
-# How a "too large" GD305 begins its fix: `too_large` tells the two directions apart by it.
-_LOWER = "Lower the learning rate below"
-_BELOW = "Use a learning rate below"
-
-
-def too_large(finding: Finding) -> bool:
-    """Whether `finding` is a GD305 saying the learning rate is too large (not too small)."""
-    return finding.code == "GD305" and (finding.hint or "").startswith((_LOWER, _BELOW))
+# The cause each GD305 names, as data: conclusions read it (GD505 after a too-large rate), never the hint.
+TOO_LARGE = {"lr": "too_large"}
+TOO_SMALL = {"lr": "too_small"}
 
 
 def update_ratio_out_of_range(stats, track) -> list[Finding]:
@@ -60,6 +55,8 @@ def update_ratio_out_of_range(stats, track) -> list[Finding]:
             f"{observed}: the learning rate ({lr:g}) looks too small: the weights barely move"
             + (", though the loss still falls." if falling else "."),
             severity=Severity.INFO if falling else None, subjects=layers,
+            evidence={"update_ratio": median, "lr": lr, "measured_steps": len(ratios), "loss_falls": falling},
+            cause=dict(TOO_SMALL),
             hint=f"Raise the learning rate above {lr:g} (try {_scaled(lr, 100)}), or check that it is not "
                  "scaled down by a scheduler or a loss divided by a large constant.",
             related=_built_at(stats, track, key),
@@ -71,7 +68,9 @@ def update_ratio_out_of_range(stats, track) -> list[Finding]:
         f"{observed}: the learning rate ({lr:g}) looks too large: each step rewrites the weights"
         + (f", and {evidence}." if evidence else ". The loss falls all the same, so this is information only."),
         severity=None if evidence else Severity.INFO, subjects=layers,
-        hint=f"{_LOWER} {lr:g} (try {_scaled(lr, 0.1)}), or clip the gradient norm.",
+        evidence={"update_ratio": median, "lr": lr, "measured_steps": len(ratios), "harmed": evidence is not None},
+        cause=dict(TOO_LARGE),
+        hint=f"Lower the learning rate below {lr:g} (try {_scaled(lr, 0.1)}), or clip the gradient norm.",
         related=_built_at(stats, track, key),
         **track.where.shown(),
     )]
@@ -103,7 +102,9 @@ def _adaptive_too_large(stats, track, key: int | None) -> Finding | None:
         f"and lr={lr:g} is about the size of the weights themselves: its first step changed them by "
         f"{early[0]:.2g} of their size (healthy is around 1e-3). {consequence}",
         severity=None if evidence else Severity.INFO,
-        hint=f"{_BELOW} {lr:g} suited to {track.kind}: {usual}.",
+        evidence={"first_update_ratio": early[0], "lr": lr, "optimizer": track.kind, "harmed": evidence is not None},
+        cause=dict(TOO_LARGE),
+        hint=f"Use a learning rate below {lr:g} suited to {track.kind}: {usual}.",
         related=_built_at(stats, track, key),
         **track.where.shown(),
     )
@@ -134,7 +135,9 @@ def _early_steps_too_large(stats, track, key: int | None, median: float) -> Find
         f"the learning rate ({lr:g}) looks too large: those steps rewrote the weights, and later ones moved "
         f"them by much less (median {median:.2g}), as happens when large early steps leave units dead or "
         f"saturated so that little of the model is still trained; {evidence}.",
-        hint=f"{_LOWER} {lr:g} (try {_scaled(lr, 0.1)}), or clip the gradient norm.",
+        evidence={"early_update_ratios": early, "update_ratio": median, "lr": lr, "harmed": evidence is not None},
+        cause=dict(TOO_LARGE),
+        hint=f"Lower the learning rate below {lr:g} (try {_scaled(lr, 0.1)}), or clip the gradient norm.",
         related=_built_at(stats, track, key),
         **track.where.shown(),
     )

@@ -3,7 +3,9 @@
 Judged per loss series (numerics/loss_series.py): one backward line and the
 optimizer stepped after it. A warning needs a cause found, or a supervised loss
 that clearly diverges; adversarial and policy-gradient losses, which are not
-meant to fall, are at most info, and only with a cause.
+meant to fall, are at most info, and only with a cause. The other findings of the
+report that explain a stall are named afterwards, from the `evidence` and `cause`
+recorded here, by conclusions/stalled_loss_names_other_causes.py.
 """
 
 from __future__ import annotations
@@ -18,8 +20,6 @@ from graddoctor.rules import make
 
 _LOOK_AT_DATA = "Gradients flow and steps change the weights, so look at the data, the labels and the loss function."
 _INFO_ONLY = "so this is information only."
-# Findings that do not make a loss stall: memory kept alive, an evaluation pass, GD306 itself.
-_NOT_A_CAUSE = frozenset({"GD207", "GD210", "GD211", "GD306"})
 _SIGNIFICANT = 3.0  # |z| of the difference of window medians that is more than noise
 _DIVERGING = 5.0  # |z| of a rise that is a clear divergence (with a relative rise over stall_rise)
 
@@ -45,7 +45,6 @@ def _judge(stats, series: Series, book) -> Finding | None:
     if t.last < t.first - drop or t.z < -_SIGNIFICANT:
         return None  # it falls
     rising = t.last > t.first + drop and t.z > _SIGNIFICANT
-    trend_text = "rose" if rising else "stayed flat"
     track = stats.optimizers.get(series.optimizer)
     causes = stall_causes(stats, [track] if track is not None else list(stats.optimizers.values()))
     not_meant_to_fall = series.graph.policy or book.adversarial(series)
@@ -61,70 +60,59 @@ def _judge(stats, series: Series, book) -> Finding | None:
             return None  # part of the model never learns: GD104 reports that, a flat-loss note adds nothing
         severity = None if diverging else Severity.INFO
     if causes:
-        because = "The evidence points to: " + "; ".join(causes) + "."
+        because = "The evidence points to: " + "; ".join(text for text, _ in causes) + "."
     else:
         because = _LOOK_AT_DATA
     if not_meant_to_fall:
         kind = "a policy-gradient" if series.graph.policy else "an adversarial"
         because += f" This is {kind} loss, which is not meant to fall steadily, {_INFO_ONLY}"
     at, related = loss_place(stats, series.where)
+    evidence = {"steps": series.count, "window": t.window, "median_first": t.first, "median_last": t.last,
+                "noise": t.noise, "z": t.z, "trend": "rose" if rising else "flat",
+                "meant_to_fall": not not_meant_to_fall}
     return make(
-        "GD306",
-        f"The loss {trend_text} over {series.count} optimizer steps (median {t.first:.4g} over the first {t.window}, "
-        f"{t.last:.4g} over the last {t.window}; step-to-step noise {t.noise:.2g}). {because}",
-        severity=severity, related=related,
+        "GD306", f"{stalled(evidence)} {because}",
+        severity=severity, related=related, evidence=evidence,
+        # the codes its own causes name: a conclusion names the report's other findings, not these again
+        cause={"found": sorted({code for _, codes in causes for code in codes})} if causes else None,
         **at.shown(),
     )
 
 
-def name_other_causes(findings: list[Finding]) -> list[Finding]:
-    """GD306 names the other findings of the report that explain a stalled loss, before it mentions the data.
-
-    The numerics judge a loss from what they measured; a scheduler stepped per batch (GD205)
-    or probabilities fed to a logits loss (GD501) is found by other observers. Any error or
-    warning that can keep a loss from falling is named, with its line.
-    """
-    others = [f for f in findings if f.code not in _NOT_A_CAUSE and f.severity >= Severity.WARNING]
-    for f in findings:
-        if f.code != "GD306":
-            continue
-        named = [o for o in others if o.code not in f.message]
-        if not named:
-            continue
-        listed = "; ".join(f"{o.code} {o.name}" + (f" at {o.file}:{o.line}" if o.file and o.line else "") for o in named)
-        if _LOOK_AT_DATA in f.message:
-            f.message = f.message.replace(_LOOK_AT_DATA, (
-                f"Other findings of this report explain it: {listed}. Fix those first; if the loss still does "
-                "not fall, look at the data, the labels and the loss function."))
-            if _INFO_ONLY not in f.message:
-                f.severity = Severity.WARNING  # a supervised loss with a cause found
-        else:
-            f.message += f" Also reported: {listed}."
-    return findings
+def stalled(evidence: dict) -> str:
+    """What GD306 observed, from its evidence: the sentence its message starts with."""
+    trend_text = "rose" if evidence["trend"] == "rose" else "stayed flat"
+    window = evidence["window"]
+    return (f"The loss {trend_text} over {evidence['steps']} optimizer steps (median {evidence['median_first']:.4g} "
+            f"over the first {window}, {evidence['median_last']:.4g} over the last {window}; step-to-step noise "
+            f"{evidence['noise']:.2g}).")
 
 
-def stall_causes(stats, tracks: list) -> list[str]:
-    """What explains a stalled loss: the optimizer's steps (no gradient, lr 0, ratio), vanishing, the loop."""
+def stall_causes(stats, tracks: list) -> list[tuple[str, tuple[str, ...]]]:
+    """What explains a stalled loss, each cause in words with the codes it names: the optimizer's steps
+    (no gradient, lr 0, ratio), vanishing, the loop."""
     opts = stats.options
-    causes = []
+    causes: list[tuple[str, tuple[str, ...]]] = []
     if tracks and all(t.on_every_measured_step(t.no_grad_steps) for t in tracks):
-        causes.append("no parameter has a gradient when the optimizer steps (GD104/GD202)")
+        causes.append(("no parameter has a gradient when the optimizer steps (GD104/GD202)", ("GD104", "GD202")))
     elif tracks and all(t.on_every_measured_step(t.zero_grad_steps + t.no_grad_steps) for t in tracks):
-        causes.append("every gradient is exactly zero (GD111)")
+        causes.append(("every gradient is exactly zero (GD111)", ("GD111",)))
     if tracks and all(t.lr_zero_steps == t.steps for t in tracks):
-        causes.append("the learning rate is 0")
+        causes.append(("the learning rate is 0", ()))
     for t in tracks:
         ratios = sorted(r for r, _ in t.ratios if r > 0)
         if ratios and ratios[len(ratios) // 2] < opts.ratio_low:
-            causes.append(f"the learning rate {t.max_lr:g} is too small to move the weights (GD305)")
+            causes.append((f"the learning rate {t.max_lr:g} is too small to move the weights (GD305)", ("GD305",)))
             break
         if ratios and ratios[len(ratios) // 2] > opts.ratio_high:
-            causes.append(f"the learning rate {t.max_lr:g} is so large that each step rewrites the weights (GD305)")
+            causes.append((f"the learning rate {t.max_lr:g} is so large that each step rewrites the weights (GD305)",
+                           ("GD305",)))
             break
     vanishing = vanishing_layers(stats)
     if vanishing:
-        causes.append(f"vanishing gradients in {name_list(vanishing[:3])} (GD304)")
-    causes.extend(stats.session.consult(stats.loop, lambda loop: loop.stall_evidence(), []))
+        causes.append((f"vanishing gradients in {name_list(vanishing[:3])} (GD304)", ("GD304",)))
+    loop_causes = stats.session.consult(stats.loop, lambda loop: loop.stall_evidence(), [])
+    causes.extend((text, (code,)) for text, code in loop_causes)
     return causes
 
 
