@@ -69,9 +69,10 @@ class Finding:
     step: int | None = None
     rank: int | None = None
     source: str | None = None  # "static": found by reading the code, not confirmed by the run
-    # The edit of the user's source that removes the finding, when one is known (SPEC section 2):
-    # {"diff", "verified", "loss_before", "loss_after", "new_findings"}.
-    fix: dict[str, Any] | None = None
+    # The edit of the user's source that removes the finding, when one is known: the JSON's "fix"
+    # object (SPEC section 2: {"diff", "verified", "loss_before", "loss_after", "new_findings"}). Named
+    # `edit` here because "fix" in words is `hint`; the JSON keeps its field name.
+    edit: dict[str, Any] | None = None
     # The quantities the run measured that the judgement rests on, e.g. {"update_ratio": 3e-9, "lr": 1e-7}.
     evidence: dict[str, Any] = field(default_factory=dict)
     # Codes of other findings of the report that explain this one (it is their consequence).
@@ -113,8 +114,8 @@ class Finding:
             out["rank"] = self.rank
         if self.source is not None:
             out["source"] = self.source
-        if self.fix is not None:
-            out["fix"] = self.fix
+        if self.edit is not None:
+            out["fix"] = self.edit
         out["evidence"] = {name: number_out(value) for name, value in self.evidence.items()}
         out["explained_by"] = list(self.explained_by)
         if self.cause is not None:
@@ -137,7 +138,7 @@ class Finding:
             step=data.get("step"),
             rank=data.get("rank"),
             source=data.get("source"),
-            fix=data.get("fix"),
+            edit=data.get("fix"),
             evidence={name: number_in(value) for name, value in (data.get("evidence") or {}).items()},
             explained_by=tuple(data.get("explained_by", ())),
             cause=data.get("cause"),

@@ -7,7 +7,7 @@ finding with one more related line; the report keeps that one in the place of th
 from __future__ import annotations
 
 from graddoctor.finding import Related
-from graddoctor.report.build import _with_explained
+from graddoctor.runner.build_report import _with_explained
 from graddoctor.rules import make
 
 

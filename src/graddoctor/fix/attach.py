@@ -19,7 +19,7 @@ def planned(plan: Plan) -> dict[int, dict]:
 
 def attach(findings: list[Finding], fixes: dict[int, dict]) -> list[Finding]:
     """`findings`, those with a fix object in `fixes` (by id) carrying it (Findings are frozen: new ones)."""
-    return [f.with_(fix=fixes[id(f)]) if id(f) in fixes else f for f in findings]
+    return [f.with_(edit=fixes[id(f)]) if id(f) in fixes else f for f in findings]
 
 
 def attach_known(findings: list[Finding], root: str) -> list[Finding]:

@@ -67,7 +67,7 @@ def _finding(f: Finding) -> str:
             parts.append(f"<pre>{e(rel_src)}</pre>")
     if f.subjects:
         parts.append(f"<p>parameters: <code>{e(', '.join(f.subjects))}</code></p>")
-    parts.append(f'<p class="fix"><b>fix:</b> {_prose(f.hint)}</p></div>')
+    parts.append(f'<p class="fix"><b>hint:</b> {_prose(f.hint)}</p></div>')
     return "\n".join(parts)
 
 

@@ -25,8 +25,8 @@ def text(findings: list[Finding], files: int, sources: dict[str, list[str]] | No
         for r in f.related:
             out.append(f"  note: {r.file}:{r.line}: {r.note}")
         out.append(f"  hint: {f.hint}")
-        if f.fix:
-            out.append(f"  edit: {applies(f.fix)}")
+        if f.edit:
+            out.append(f"  edit: {applies(f.edit)}")
         out.append("")
     out.append(summary(findings, files))
     return "\n".join(out) + "\n"

@@ -55,8 +55,8 @@ class FindingView:
             yield _indented(Text.assemble(("parameters: ", "dim"), (shown, "")))
         if f.hint:
             yield _indented(Text.assemble(("hint: ", "bold green"), (f.hint, "green")))
-        if f.fix:
-            yield _indented(Text.assemble(("edit: ", "bold green"), (applies(f.fix), "green")))
+        if f.edit:
+            yield _indented(Text.assemble(("edit: ", "bold green"), (applies(f.edit), "green")))
         yield Text("")
 
 
