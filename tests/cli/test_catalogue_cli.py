@@ -78,3 +78,13 @@ def test_a_more_specific_finding_takes_its_subjects_from_the_generic_one():
     only = make("GD104", "no gradient", subjects=["aux.weight"])
     assert drop_superseded([only, specific]) == [specific]
     assert drop_superseded([make("GD104", "no gradient", subjects=["x"])])[0].subjects == ["x"]
+
+
+def test_help_explains_the_detected_column_and_every_option(graddoctor_cli):
+    rules = graddoctor_cli("rules", "--help", json_report=False)
+    assert "R: at runtime" in rules.stdout and "S: statically" in rules.stdout and "RS: both" in rules.stdout
+    # options that printed as a bare flag now say what they do
+    explain = " ".join(graddoctor_cli("explain", "--help", json_report=False).stdout.split())
+    assert "--format {text,json} text (default), or json" in explain, explain
+    demo = " ".join(graddoctor_cli("demo", "--help", json_report=False).stdout.split())
+    assert "--jobs JOBS, -j JOBS programs run at once" in demo, demo

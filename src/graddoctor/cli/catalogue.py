@@ -7,7 +7,12 @@ from graddoctor.cli.parser import Parser
 
 
 def rules_command(argv: list[str]) -> int:
-    parser = Parser(prog="graddoctor rules", description="List the finding catalogue, or print one rule's documentation.")
+    parser = Parser(
+        prog="graddoctor rules",
+        description="List the finding catalogue, or print one rule's documentation and where its parts live.",
+        epilog="Columns of the list: code, name, severity, how it is detected (R: at runtime, by run, watch(), "
+        "diagnose() or explain; S: statically, by lint; RS: both), and what it finds.",
+    )
     parser.add_argument("code", nargs="?", help="a code such as GD104 (or its name)")
     opts = parser.parse_args(argv)
     from graddoctor.rules import all_rules, get_rule

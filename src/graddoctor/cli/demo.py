@@ -26,7 +26,8 @@ def demo_command(argv: list[str]) -> int:
     parser = Parser(prog="graddoctor demo", description="Run the gallery of broken training loops under graddoctor run.")
     parser.add_argument("names", nargs="*", metavar="NAME", help="programs to run (default: all); see --list")
     parser.add_argument("--list", action="store_true", help="list the programs and what each must be diagnosed with")
-    parser.add_argument("--jobs", "-j", type=int, default=max(1, min(4, os.cpu_count() or 1)))
+    parser.add_argument("--jobs", "-j", type=int, default=max(1, min(4, os.cpu_count() or 1)),
+                        help="programs run at once (default: the CPU count, at most 4)")
     parser.add_argument("--quiet", "-q", action="store_true", help="print only the summary table")
     opts = parser.parse_args(argv)
 

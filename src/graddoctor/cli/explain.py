@@ -13,7 +13,8 @@ from graddoctor.report.report import Report
 def explain_command(argv: list[str]) -> int:
     parser = Parser(prog="graddoctor explain", description="Explain a PyTorch error: give the message, or pipe a traceback on stdin.")
     parser.add_argument("message", nargs="*", help="the error message (default: read stdin)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text (default), or json: the report of SPEC section 2 with \"command\": \"explain\"")
     opts = parser.parse_args(argv)
     text = " ".join(opts.message) if opts.message else sys.stdin.read()
     if not text.strip():

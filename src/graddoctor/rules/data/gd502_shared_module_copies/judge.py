@@ -14,7 +14,7 @@ from torch import nn
 from graddoctor.finding import Finding
 from graddoctor.locate import Location
 from graddoctor.lossdata import patches
-from graddoctor.rules.data.gd505_constant_output.judge import attribute_line
+from graddoctor.lossdata.places import attribute_line
 from graddoctor.rules import make
 
 

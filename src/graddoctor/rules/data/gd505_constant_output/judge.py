@@ -19,7 +19,6 @@ removed at the next loss call, and at `stop()` in any case.
 
 from __future__ import annotations
 
-import inspect
 import sys
 
 import torch
@@ -27,8 +26,9 @@ from torch import nn
 
 from graddoctor.finding import Finding, Related
 from graddoctor.internal import record_internal_error
-from graddoctor.locate import Location, is_user_file, user_location
+from graddoctor.locate import Location, user_location
 from graddoctor.lossdata import patches
+from graddoctor.lossdata.places import defined_at
 from graddoctor.lossdata.calls import LossCall
 from graddoctor.rules import make
 
@@ -187,14 +187,7 @@ class _Probe:
         self._spreads = []
 
     def _defined_at(self, module: nn.Module) -> Location | None:
-        owner = self._owners.get(id(module))
-        if owner is None:
-            return None
-        parent, attr = owner
-        built = patches.built_at.get(parent)
-        if built is not None and built.file and isinstance(parent, patches.CONTAINERS):
-            return built
-        return attribute_line(parent, attr)
+        return defined_at(module, self._owners)
 
     def remove(self) -> None:
         for handle in self._handles:
@@ -211,24 +204,3 @@ def _measurable(value) -> torch.Tensor | None:
         return None
     items = value.values() if isinstance(value, dict) else value
     return next((t for t in map(_measurable, items) if t is not None), None)
-
-
-def attribute_line(owner: nn.Module, attr: str) -> Location | None:
-    """The line of `self.<attr> = ...` in the owner class's `__init__` (the user's source), if found."""
-    for cls in type(owner).__mro__:
-        init = cls.__dict__.get("__init__")
-        if init is None:
-            continue
-        try:
-            source_file = inspect.getsourcefile(init)
-            lines, start = inspect.getsourcelines(init)
-        except (OSError, TypeError):
-            continue
-        if not is_user_file(source_file):
-            return None
-        needle = f"self.{attr}"
-        for offset, text in enumerate(lines):
-            stripped = text.strip()
-            if stripped.startswith(needle) and stripped[len(needle):].lstrip().startswith(("=", ":")):
-                return Location(source_file, start + offset)
-    return None

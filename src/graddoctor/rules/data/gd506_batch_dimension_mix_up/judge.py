@@ -28,7 +28,7 @@ from graddoctor.internal import record_internal_error
 from graddoctor.locate import Location, display_path, user_frame
 from graddoctor.lossdata import patches
 from graddoctor.lossdata.calls import shape_text
-from graddoctor.rules.data.gd505_constant_output.judge import attribute_line
+from graddoctor.lossdata.places import defined_at
 from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
 
@@ -115,7 +115,7 @@ class BatchDimensionMixUp(Observer):
                 taken.update(id(m) for m in module.modules())
                 if id(module) in self.layers or not seq_first(module):
                     continue
-                layer = _Layer(name or type(root).__name__, type(module).__name__, _built_at(module, owners))
+                layer = _Layer(name or type(root).__name__, type(module).__name__, defined_at(module, owners))
                 layer.handle = module.register_forward_pre_hook(self._hook(layer), with_kwargs=True)
                 self.layers[id(module)] = layer
 
@@ -211,16 +211,6 @@ class BatchDimensionMixUp(Observer):
             return None
         return make("GD506", message, related=related, subjects=[layer.name], **where.shown())
 
-
-def _built_at(module: nn.Module, owners: dict) -> Location | None:
-    owner = owners.get(id(module))
-    if owner is None:
-        return None
-    parent, attr = owner
-    built = patches.built_at.get(parent)
-    if built is not None and built.file and isinstance(parent, patches.CONTAINERS):
-        return built
-    return attribute_line(parent, attr)
 
 
 def _loss_line(frame) -> Location | None:
