@@ -42,8 +42,9 @@ def test_no_finding_text_is_searched_or_rewritten_anywhere_in_src():
     assert _shown(hits) == []
 
 
-def test_conclusions_and_judges_never_read_a_message_or_a_hint():
-    files = [*(SRC / "conclusions").rglob("*.py"), *(SRC / "rules").glob("*/*/judge.py")]
+def test_conclusions_judges_and_edits_never_read_a_message_or_a_hint():
+    # an edit decides what to write from fields too (GD107's statement is its cause, not hint text)
+    files = [*(SRC / "conclusions").rglob("*.py"), *(SRC / "rules").glob("*/*/judge.py"), *(SRC / "rules").glob("*/*/edit.py")]
     assert len(files) > 20  # the judges were found
     hits = [(p, n, line) for p, n, line in _sources(files) if _TEXT_READ.search(line)]
     assert _shown(hits) == []

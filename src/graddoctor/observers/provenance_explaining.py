@@ -102,6 +102,7 @@ class ExplainsErrors:
             extra = []
             if made is not None and assigned is not None and (made.file, made.line) != (assigned.file, assigned.line):
                 extra = related_at(assigned, f"`{tag.name}` assigned here")
+            cut = carried.detach_fix(tag, file, line)
             return [
                 make(
                     "GD107",
@@ -110,7 +111,7 @@ class ExplainsErrors:
                     f"graph, which backward() at {tag.where} already freed, so this backward() "
                     "tries to go through it again.",
                     hint=f"Cut the carried state at the start of each iteration: "
-                    f"`{carried.detach_fix(tag, file, line)}` (truncated backpropagation through time). Do not add "
+                    f"`{cut}` (truncated backpropagation through time). Do not add "
                     "retain_graph=True: it keeps every iteration's graph alive.",
                     related=(
                         related_at(tag.where, "backward() here freed that graph in the previous iteration and fails now")
@@ -118,6 +119,7 @@ class ExplainsErrors:
                         else related_at(tag.where, "earlier backward() that freed the graph") + both
                     ) + extra,
                     subjects=[tag.name],
+                    cause={"detach": cut},  # the statement shaped like the observed state; GD107's edit inserts it
                     **at.shown(),
                 )
             ]

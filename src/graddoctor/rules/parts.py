@@ -68,11 +68,6 @@ def homes() -> dict[str, RuleHome]:
     return out
 
 
-def families() -> list[str]:
-    """The families, as folders under `rules/` (discovered, not listed by hand)."""
-    return sorted({home.family for home in homes().values()})
-
-
 def codes_with(part: str) -> list[str]:
     """The codes whose package holds `part` ("judge", "check" or "edit")."""
     return [code for code, home in sorted(homes().items()) if home.part_module(part)]

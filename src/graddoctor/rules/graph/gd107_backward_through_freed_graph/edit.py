@@ -3,25 +3,22 @@ from the state it saw (`hidden = hidden.detach()`; an LSTM tuple element by elem
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from graddoctor.finding import Finding
 from graddoctor.editing.source import Change, Source, before
 
 CODE = "GD107"
-# The runtime hint carries the detach statement shaped like the observed state.
-_OBSERVED = re.compile(r"at the start of each iteration: `([^`]+)`")
 
 
 def edit(finding: Finding, src: Source) -> Change | None:
-    found = _OBSERVED.search(finding.hint or "")
+    # The run recorded the detach statement shaped like the state it saw (the finding's cause).
+    statement = (finding.cause or {}).get("detach")
     stmt = src.statement_at(finding.line)
-    if found is None or stmt is None:
+    if not statement or stmt is None:
         return None
     try:
-        cut = cst.parse_statement(found.group(1) + "\n")
+        cut = cst.parse_statement(statement + "\n")
     except cst.ParserSyntaxError:
         return None
     if not isinstance(cut, cst.SimpleStatementLine) or not isinstance(cut.body[0], cst.Assign):
@@ -30,4 +27,4 @@ def edit(finding: Finding, src: Source) -> Change | None:
     if loop is None or not isinstance(loop.body, cst.IndentedBlock):
         return None
     first = loop.body.body[0]
-    return Change(f"cut the carried state: `{found.group(1)}`", {first: before(cut)})
+    return Change(f"cut the carried state: `{statement}`", {first: before(cut)})
