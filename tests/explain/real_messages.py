@@ -133,6 +133,19 @@ MESSAGES: list[Pasted] = [
     Pasted("RuntimeError: Caught RuntimeError in DataLoader worker process 0.", "GD601",
            ("num_workers=0", "Original Traceback")),
     Pasted(DATALOADER_WORKER_KEYERROR, "GD601", ("num_workers=0", "__getitem__", "KeyError")),
+    # --- DataLoader workers that died without a Python error ---------------------------------------
+    Pasted("RuntimeError: DataLoader worker (pid 4242) is killed by signal: Bus error. It is possible that "
+           "dataloader's workers are out of shared memory. Please try to raise your shared memory limit.",
+           "GD606", ("shared memory", "--shm-size"), thread="Docker's 64 MB /dev/shm"),
+    Pasted("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared "
+           "memory (shm).", "GD606", ("shared memory", "--shm-size")),
+    Pasted("RuntimeError: DataLoader worker (pid 31337) is killed by signal: Killed.", "GD606",
+           ("out-of-memory", "fewer workers"), never=("--shm-size",), thread="host RAM: dataset list copied per worker"),
+    Pasted("RuntimeError: DataLoader worker (pid 812) is killed by signal: Segmentation fault.", "GD606",
+           ("native code", "num_workers=0", "cv2.setNumThreads(0)"), thread="OpenCV threads in a forked worker"),
+    Pasted("RuntimeError: DataLoader worker (pid(s) 20544, 20545) exited unexpectedly", "GD606",
+           ("num_workers=0", "memory")),
+    Pasted("RuntimeError: DataLoader timed out after 60 seconds", "GD606", ("hangs", "spawn")),
     Pasted("ValueError: Expected more than 1 value per channel when training, got input size torch.Size([1, 512])",
            "GD601", ("batch", "drop_last", "eval()")),
     Pasted("RuntimeError: multi-target not supported at /pytorch/aten/src/THCUNN/generic/ClassNLLCriterion.cu:15",

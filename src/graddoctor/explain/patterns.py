@@ -9,6 +9,7 @@ from __future__ import annotations
 from graddoctor.explain.pattern import ErrorPattern
 from graddoctor.explain.pattern import pattern as _p
 from graddoctor.explain.training_patterns import TRAINING_PATTERNS
+from graddoctor.explain.worker_patterns import WORKER_PATTERNS
 
 # What code does with a gradient tensor; another attribute on None is not about .grad.
 _TENSOR_ATTRS = (
@@ -248,7 +249,7 @@ def match(exc_type: str | None, message: str, source: str = "",
           context: str = "") -> tuple[ErrorPattern, dict[str, str]] | None:
     """The first pattern that fits; `source` is the user's failing line when known, `context`
     the traceback around the message (frames), when there is one."""
-    for pattern in PATTERNS + TRAINING_PATTERNS:
+    for pattern in PATTERNS + TRAINING_PATTERNS + WORKER_PATTERNS:
         if pattern.source_has and source and pattern.source_has not in source:
             continue
         if pattern.context is not None and not pattern.context.search(context):
