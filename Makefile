@@ -11,7 +11,7 @@ DEMO_STAMP := $(VENV)/.installed-demo
 # (e.g. PIP_FIND_LINKS=/opt/wheels holds torch-2.13.0+cpu), else from the index.
 TORCH := torch==2.13.0
 
-.PHONY: demo test test-fast test-py310 bench lint-docs docs clean venv
+.PHONY: demo test test-fast test-durations test-py310 bench lint-docs docs clean venv
 
 venv: $(STAMP)
 
@@ -42,6 +42,11 @@ test: $(STAMP)
 # torchrun, notebooks) or browser (headless Chromium): the quick check while working.
 test-fast: $(STAMP)
 	$(PY) -m pytest -n 2 --dist loadgroup -q -m "not slow and not integration and not browser"
+
+# The whole suite as `make test` runs it, its counts, wall time and load appended to
+# docs/test-durations.md (the README's figures come from there).
+test-durations: $(STAMP)
+	$(PY) benchmarks/test_durations.py
 
 # Python 3.10 (the oldest pyproject.toml allows), in .venv310 without torch: lint, rules and
 # explain run there, and lint finds what it finds here. Skipped, with one line, without pyenv's 3.10.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
@@ -20,6 +21,58 @@ ROOT = Path(__file__).resolve().parent.parent
 # contention. One thread per process, inherited by the subprocesses through the environment.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 torch.set_num_threads(1)
+
+
+# A test that starts a process (the `graddoctor` command, torchrun, a script under python) pays
+# interpreter and torch start-up, seconds on these machines: such tests are marked slow wherever
+# they are, so `make test-fast` stays fast without anyone remembering to mark them.
+_STARTS_A_PROCESS = ("subprocess.", "sys.executable", "Popen(")
+
+
+def _names_used(code) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _names_used(const)
+    return names
+
+
+def _starts_a_process(fn, depth: int = 0, seen: set | None = None) -> bool:
+    """Whether `fn`, or a function of the test suite it calls (three calls deep), starts a process."""
+    seen = set() if seen is None else seen
+    fn = inspect.unwrap(fn)
+    if fn in seen or not hasattr(fn, "__code__") or depth > 3:
+        return False
+    seen.add(fn)
+    try:
+        source = inspect.getsource(fn)
+    except (OSError, TypeError):
+        return False
+    if any(marker in source for marker in _STARTS_A_PROCESS):
+        return True
+    scope = getattr(fn, "__globals__", {})
+    for name in _names_used(fn.__code__):
+        called = scope.get(name)
+        if callable(called) and getattr(called, "__module__", "").startswith("tests"):
+            if _starts_a_process(getattr(called, "__init__", called) if inspect.isclass(called) else called,
+                                 depth + 1, seen):
+                return True
+    return False
+
+
+def pytest_collection_modifyitems(items):
+    cache: dict = {}
+    for item in items:
+        if item.get_closest_marker("slow") or not hasattr(item, "function"):
+            continue
+        functions = [item.function]
+        info = getattr(item, "_fixtureinfo", None)
+        for defs in (info.name2fixturedefs.values() if info else ()):
+            functions += [d.func for d in defs if getattr(d.func, "__module__", "").startswith("tests")]
+        if "graddoctor_cli" in item.fixturenames or any(
+            cache.setdefault(f, _starts_a_process(f)) for f in functions
+        ):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)

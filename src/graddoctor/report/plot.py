@@ -85,5 +85,7 @@ def _bars(ax, xs, heights, floor, many: bool, width: float = 0.8, **style) -> No
 
 def _short(name: str) -> str:
     """A tick label: long qualified names keep their end, which names the layer."""
-    name = name or "(unnamed)"
+    # Control and private-use characters have no glyph in any font: matplotlib would draw boxes and
+    # warn once per character. Module names can hold them only by accident (keys of a ModuleDict).
+    name = "".join(c if c.isprintable() else "?" for c in name) or "(unnamed)"
     return name if len(name) <= 40 else "…" + name[-39:]
