@@ -28,7 +28,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("graph walking and naming, error explanation, rank context", ("graph", "explain", "distributed")),
     ("the report and its renderers", ("report",)),
     ("catalogue and vocabulary: rule pages, Finding, user locations, exit codes", (
-        "rules", "rules.*.page", "checklist", "finding", "locate", "exits", "errors", "internal", "json_numbers", "_version")),
+        "rules", "rules.*.page", "checklist", "finding", "locate", "exits", "errors", "internal", "json_numbers", "extras",
+        "_version")),
 ]
 
 

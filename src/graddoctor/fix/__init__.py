@@ -8,16 +8,15 @@ on disk. libcst is an optional dependency (`graddoctor[fix]`).
 
 from __future__ import annotations
 
+from graddoctor.extras import install_command
+
 
 class FixUnavailable(Exception):
     """libcst is not installed: `graddoctor fix` and `lint --fix` cannot edit code."""
-
-
-MISSING = "libcst is needed to edit code: pip install 'graddoctor[fix]'"
 
 
 def require_libcst() -> None:
     try:
         import libcst  # noqa: F401
     except ImportError:
-        raise FixUnavailable(MISSING) from None
+        raise FixUnavailable(f"libcst is needed to edit code: {install_command('fix')}") from None

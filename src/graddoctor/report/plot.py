@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from graddoctor.extras import install_command
+
 # Sized for a screen: 1200x700 pixels for up to ~50 layers, wider with more, never past 2400.
 _DPI = 100
 _MIN_W, _MAX_W, _HEIGHT = 12.0, 24.0, 7.0
@@ -24,7 +26,7 @@ def plot_layers(layers, path: str, mean: dict[str, float] | None = None) -> str:
         matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("plot() needs matplotlib: pip install 'graddoctor[plot]'") from exc
+        raise ImportError(f"plot() needs matplotlib: {install_command('plot')}") from exc
     rows = list(layers)
     names = [_short(r.name) for r in rows]
     inner_label = "mean over steps" if mean is not None else "last step"
