@@ -7,6 +7,7 @@ The only module that imports rich. Objects render themselves through
 from __future__ import annotations
 
 import io
+import os
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.padding import Padding
@@ -25,31 +26,39 @@ class FindingView:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         f = self.finding
-        head = Text()
-        head.append(f"{f.severity}", style=_STYLE[f.severity])
-        head.append(f" {f.code} ", style="bold")
-        head.append(f.name, style="dim")
+        name = Text()
+        name.append(f"{f.severity}", style=_STYLE[f.severity])
+        name.append(f" {f.code} ", style="bold")
+        name.append(f.name, style="dim")
+        parts: list[tuple[str, str]] = []
         if f.file:
-            head.append("  ")
-            head.append(f"{f.file}:{f.line}" + (f":{f.column}" if f.column else ""), style="bold blue")
+            parts.append((f"{shown_path(f.file)}:{f.line}" + (f":{f.column}" if f.column else ""), "bold blue"))
         if f.rank is not None:
-            head.append(f"  (rank {f.rank})", style="dim")
+            parts.append((f"(rank {f.rank})", "dim"))
         if f.step is not None:
-            head.append(f"  step {f.step}", style="dim")
+            parts.append((f"step {f.step}", "dim"))
         if f.source == "static":
-            head.append("  (read in the code)", style="dim")
-        yield head
+            parts.append(("(read in the code)", "dim"))
+        place = Text("  ").join(Text(words, style=style) for words, style in parts)
+        # The header never wraps inside "step 12" or a path: when name and place do not fit on one
+        # line, the place goes on its own line under the name.
+        if not parts:
+            yield _one_line(name)
+        elif name.cell_len + 2 + place.cell_len <= options.max_width:
+            yield _one_line(Text.assemble(name, "  ", place))
+        else:
+            yield _one_line(name)
+            yield _one_line(Text.assemble("  ", place))
         source = _source(f.file, f.line)
         if source is not None:
-            yield Text.assemble(("  ", ""), (f"{f.line:>4} │ ", "dim"), (source, "bold"))
+            yield _code(f.line, source, "bold")
         yield _indented(f.message)
         for rel in f.related:
-            where = f"{rel.file}:{rel.line}" if rel.file else "(no user line)"
-            line = Text.assemble(("  also: ", "dim"), (where, "blue"), ("  ", ""), (rel.note, ""))
-            yield line
+            where = f"{shown_path(rel.file)}:{rel.line}" if rel.file else "(no user line)"
+            yield Text.assemble(("  also: ", "dim"), (where, "blue"), ("  ", ""), (rel.note, ""))
             rel_source = _source(rel.file, rel.line)
             if rel_source is not None:
-                yield Text.assemble(("  ", ""), (f"{rel.line:>4} │ ", "dim"), (rel_source, ""))
+                yield _code(rel.line, rel_source, "")
         if f.subjects and len(f.subjects) > 1:
             shown = ", ".join(f.subjects[:8]) + (f" (+{len(f.subjects) - 8} more)" if len(f.subjects) > 8 else "")
             yield _indented(Text.assemble(("parameters: ", "dim"), (shown, "")))
@@ -58,6 +67,29 @@ class FindingView:
         if f.edit:
             yield _indented(Text.assemble(("edit: ", "bold green"), (applies(f.edit), "green")))
         yield Text("")
+
+
+def _one_line(text: Text) -> Text:
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text
+
+
+def _code(number: int, source: str, style: str) -> Text:
+    """A line of the user's code: never wrapped mid-expression; past the width it ends in an ellipsis."""
+    return _one_line(Text.assemble(("  ", ""), (f"{number:>4} │ ", "dim"), (source, style)))
+
+
+def shown_path(path: str) -> str:
+    """Paths under the working directory as relative ones, so a report uses one style throughout."""
+    if os.path.isabs(path):
+        try:
+            relative = os.path.relpath(path)
+        except ValueError:  # another drive on Windows
+            return path
+        if not relative.startswith(".."):
+            return relative
+    return path
 
 
 def _indented(text: str | Text) -> Padding:
@@ -126,7 +158,6 @@ def print_report(report, file=None) -> None:
 
     file = file or sys.stdout
     console = Console(file=file, highlight=False)
-    if console.is_terminal:
-        console.print(ReportView(report))
-    else:
-        file.write(render_text(report, width=console.width))
+    # Written as text in both cases: rich's own printing pads every line to the width, which
+    # notebooks and terminals that log output keep as trailing blanks.
+    file.write(render_text(report, width=console.width, color=console.is_terminal and not console.no_color))
