@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from graddoctor.assembly import standard_observers
-from graddoctor.explain.patterns import PATTERNS
-from graddoctor.explain.training_patterns import TRAINING_PATTERNS
+from graddoctor.explain.patterns import ALL_PATTERNS
 from graddoctor.rules import all_rules
 from graddoctor.rules.parts import demo_programs
 
@@ -30,7 +29,7 @@ def _declared() -> set[str]:
     codes: set[str] = set()
     for observer in standard_observers(mode="run", deep=True):
         codes |= set(observer.codes)
-    codes |= {p.code for p in PATTERNS + TRAINING_PATTERNS}
+    codes |= {p.code for p in ALL_PATTERNS}
     return codes
 
 

@@ -218,3 +218,20 @@ def test_cli_header_field_message_footer_and_max_steps_agree(graddoctor_cli):
     assert gd201["step"] == 4 and "again at step 4" in gd201["message"]
     assert re.search(r"error GD201 missing-zero-grad\s+train\.py:\d+:\d+\s+step 4\n", ran.stdout), ran.stdout
     assert "8 optimizer steps (opt_D 4, opt_G 4) observed" in ran.stdout
+
+
+def test_optimizers_built_inside_a_function_are_named_by_the_variables_they_were_assigned_to():
+    def main():
+        torch.manual_seed(0)
+        gen = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+        disc = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 1))
+        with watch({"gen": gen, "disc": disc}) as w:
+            opt_gen = torch.optim.Adam(gen.parameters(), lr=1e-3)
+            opt_disc = torch.optim.Adam(
+                disc.parameters(), lr=1e-3,
+            )
+            for _ in range(3):
+                _gan_iteration(gen, disc, opt_gen, opt_disc)
+        return w
+
+    assert main().report().steps_by_optimizer == {"opt_disc": 3, "opt_gen": 3}

@@ -245,11 +245,15 @@ PATTERNS: list[ErrorPattern] = [
 ]
 
 
+# Every message `explain` knows, in the order they are tried.
+ALL_PATTERNS: list[ErrorPattern] = PATTERNS + TRAINING_PATTERNS + WORKER_PATTERNS
+
+
 def match(exc_type: str | None, message: str, source: str = "",
           context: str = "") -> tuple[ErrorPattern, dict[str, str]] | None:
     """The first pattern that fits; `source` is the user's failing line when known, `context`
     the traceback around the message (frames), when there is one."""
-    for pattern in PATTERNS + TRAINING_PATTERNS + WORKER_PATTERNS:
+    for pattern in ALL_PATTERNS:
         if pattern.source_has and source and pattern.source_has not in source:
             continue
         if pattern.context is not None and not pattern.context.search(context):

@@ -69,8 +69,8 @@ def orphan_modules(index, params: list) -> list[str] | None:
     return out if 0 < len(out) <= 3 else None
 
 
-def _source_call(where: Location) -> ast.Call | None:
-    """The optimizer construction call written at `where` (one or several lines)."""
+def _source_statement(where: Location) -> tuple[ast.Module, str] | None:
+    """The statement written at `where` (one or several lines), parsed, with its text."""
     if not where.file or not where.line:
         return None
     text = ""
@@ -80,14 +80,47 @@ def _source_call(where: Location) -> ast.Call | None:
             break
         text += line
         try:
-            tree = ast.parse(text.strip())
+            return ast.parse(text.strip()), text.strip()
         except SyntaxError:
             continue
-        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
-        call = next((c for c in calls if _looks_like_optimizer(c)), None)
-        if call is not None:
-            _written(call, text.strip())
-        return call
+    return None
+
+
+def _source_call(where: Location) -> ast.Call | None:
+    """The optimizer construction call written at `where` (one or several lines)."""
+    parsed = _source_statement(where)
+    if parsed is None:
+        return None
+    tree, text = parsed
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    call = next((c for c in calls if _looks_like_optimizer(c)), None)
+    if call is not None:
+        _written(call, text)
+    return call
+
+
+def assigned_name(where: Location) -> str | None:
+    """The name the construction at `where` was assigned to: `opt_g = Adam(...)` -> `opt_g`,
+    `self.optimizer = SGD(...)` -> `optimizer`; None for anything else (tuples, subscripts, no assignment).
+
+    Read from the source, not from the frame's locals: on Python < 3.13 reading `f_locals` leaves a
+    copy in the frame that keeps the user's tensors alive."""
+    parsed = _source_statement(where)
+    if parsed is None or len(parsed[0].body) != 1:
+        return None
+    statement = parsed[0].body[0]
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+    elif isinstance(statement, ast.AnnAssign):
+        target = statement.target
+    else:
+        return None
+    if not isinstance(statement.value, ast.Call):
+        return None
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):
+        return target.attr
     return None
 
 

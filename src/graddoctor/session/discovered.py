@@ -17,7 +17,8 @@ import torch
 from torch import nn
 
 from graddoctor.session.models import label_models, names_in_namespace, names_in_user_frames, root_modules
-from graddoctor.session.registry import OptimizerRecord, record_for
+from graddoctor.graph.optimizer_call import assigned_name
+from graddoctor.session.registry import OptimizerRecord, created_at, record_for
 
 
 class Discovered:
@@ -150,7 +151,7 @@ class Discovered:
 
     def name_optimizer(self, optimizer: torch.optim.Optimizer) -> None:
         """The name given for an optimizer, else the script's global holding it at its first step
-        (`opt_G`), else its class (`Adam`, `Adam#2`).
+        (`opt_G`), else the name it was assigned to where it was built, else its class (`Adam`, `Adam#2`).
 
         Not the locals of a function: on Python < 3.13 reading `frame.f_locals` copies them into a
         dict that the frame keeps, and that copy would keep the user's loss and its graph alive.
@@ -158,6 +159,9 @@ class Discovered:
         key = id(optimizer)
         name = self._given_names.get(key)
         name = name or names_in_namespace({key}, self._namespace(), torch.optim.Optimizer).get(key)
+        # An optimizer built inside a function (`def main(): optimizer = Adam(...)`) has no global:
+        # the assignment at its construction line names it.
+        name = name or assigned_name(created_at(optimizer))
         if name is None:
             name = getattr(optimizer, "display_name", None) or type(optimizer).__name__
         base, n = name, 2

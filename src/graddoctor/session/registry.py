@@ -30,6 +30,11 @@ def remember_creation(optimizer: torch.optim.Optimizer, where: Location) -> None
     _created.setdefault(optimizer, where)
 
 
+def created_at(optimizer: torch.optim.Optimizer) -> Location:
+    """The user's line that built `optimizer`, when the session saw it built."""
+    return _created.get(optimizer, NOWHERE)
+
+
 def record_for(optimizers: list[torch.optim.Optimizer]) -> list[OptimizerRecord]:
     """Records for the given optimizers, labelled by class (numbered when repeated)."""
     counts: dict[str, int] = {}
