@@ -34,12 +34,32 @@ def explain(exc_or_message: BaseException | str) -> list[Finding]:
         exc = exc_or_message
         where = traceback_user_location(exc.__traceback__)
         context = "".join(tb_module.format_tb(exc.__traceback__))
-        return explain_parts(type(exc).__name__, str(exc), where, exc.__traceback__, context=context)
+        found = explain_parts(type(exc).__name__, str(exc), where, exc.__traceback__, context=context)
+        cause = exc.__cause__
+        if found and cause is not None:
+            return _prefer_the_cause(found, explain_parts(type(cause).__name__, str(cause), None))
+        return found
     parsed = parse(exc_or_message)
     worker = _WORKER.search(exc_or_message)
     # A pasted DataLoader traceback ends with the worker's own error; the wrapper above it says where it ran.
     message = exc_or_message[worker.start():] if worker is not None else parsed.message
-    return explain_parts(parsed.exc_type, message, parsed.user_location, context=exc_or_message)
+    found = explain_parts(parsed.exc_type, message, parsed.user_location, context=exc_or_message)
+    before, chained, _ = exc_or_message.partition(_DIRECT_CAUSE)
+    if found and chained and worker is None:
+        earlier = parse(before)
+        return _prefer_the_cause(found, explain_parts(earlier.exc_type, earlier.message, None))
+    return found
+
+
+_DIRECT_CAUSE = "The above exception was the direct cause of the following exception:"
+
+
+def _prefer_the_cause(found: list[Finding], from_cause: list[Finding]) -> list[Finding]:
+    """A wrapper raised `from` a more specific error of the same kind (DataLoader's "worker exited
+    unexpectedly" from "killed by signal: Killed") is explained by that error, at the wrapper's line."""
+    if len(found) != 1 or len(from_cause) != 1 or from_cause[0].code != found[0].code:
+        return found
+    return [found[0].with_(message=from_cause[0].message, hint=from_cause[0].hint)]
 
 
 _WORKER = re.compile(r"Caught \w+ in DataLoader worker process \d+\.?\s*Original Traceback \(most recent call last\):")
