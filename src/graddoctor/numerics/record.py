@@ -35,6 +35,9 @@ class LayerTrack:
     # the weights were exactly zero when first measured (a zero-initialised table or head): their
     # update/weight ratio counts steps taken from 0, so GD305 leaves them out of the totals
     from_zero: bool | None = None
+    # per measured step, the layer's update/weight ratio over the upper-quartile layer's of that step
+    # (what the optimizer applied, compared with the rest of the network: GD304's evidence)
+    update_relative: deque = field(default_factory=lambda: deque(maxlen=32))
 
 
 @dataclass

@@ -15,7 +15,7 @@ import math
 from graddoctor.finding import Finding, Severity
 from graddoctor.graph.phrases import name_list
 from graddoctor.numerics.loss_series import Series, trend
-from graddoctor.numerics.places import loss_place, vanishing_layers
+from graddoctor.numerics.places import loss_place, slow_updates, vanishing_layers
 from graddoctor.rules import make
 
 _LOOK_AT_DATA = "Gradients flow and steps change the weights, so look at the data, the labels and the loss function."
@@ -108,9 +108,10 @@ def stall_causes(stats, tracks: list) -> list[tuple[str, tuple[str, ...]]]:
             causes.append((f"the learning rate {t.max_lr:g} is so large that each step rewrites the weights (GD305)",
                            ("GD305",)))
             break
-    vanishing = vanishing_layers(stats)
+    vanishing, _ = slow_updates(stats, vanishing_layers(stats))
     if vanishing:
-        causes.append((f"vanishing gradients in {name_list(vanishing[:3])} (GD304)", ("GD304",)))
+        names = [stats.layer_name(k) for k in vanishing[:3]]
+        causes.append((f"vanishing gradients in {name_list(names)} (GD304)", ("GD304",)))
     loop_causes = stats.session.consult(stats.loop, lambda loop: loop.stall_evidence(), [])
     causes.extend((text, (code,)) for text, code in loop_causes)
     return causes
