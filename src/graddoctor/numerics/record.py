@@ -54,6 +54,10 @@ class OptimizerTrack:
     max_lr: float = 0.0
     kind: str = ""  # the optimizer's class name (GD305 judges adaptive ones on their first steps)
     early: list = field(default_factory=list)  # (ratio, lr) of the first 3 measured steps
+    # the step (counted in this optimizer's steps) from which the rate has stayed at or below 1e-3 of its
+    # largest so far, and the rate then: a schedule that decayed to ~0 (GD306's cause); None while it is not
+    lr_low_from: int | None = None
+    lr_low_value: float = 0.0
 
     def on_every_measured_step(self, count: int) -> bool:
         """Whether `count` steps (with no gradient, with zero gradients...) are every step whose

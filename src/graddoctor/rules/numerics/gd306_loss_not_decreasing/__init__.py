@@ -9,10 +9,13 @@ generator) is a series of its own. The first and last quarter of the series (at 
 are compared by their medians, against the series' own step-to-step noise.
 
 It is a warning only when a cause was found (no gradient reaches the optimized parameters, a
-learning rate of 0 or far off, vanishing gradients, a loop finding, or any other error or warning of
+learning rate of 0 or far off, a schedule that brought the rate to ~0 (below 1e-3 of its largest) for
+the last quarter of the steps or more, named with the step it got there, vanishing gradients, a loop finding, or any other error or warning of
 the same report, such as a scheduler stepped per batch, GD205, or probabilities fed to a logits
 loss, GD501) or when a supervised loss clearly diverges. The other findings that explain the stall
-are named, with their lines, before the data, the labels or the loss function are mentioned.
+are named, with their lines, before the data, the labels or the loss function are mentioned, and are
+listed before it. A code is named only when the report holds it as an error or warning: a cause that is
+only another finding (a loop finding) goes when that finding is not reported.
 
 Stays silent (or at most info) on: losses that are not meant to fall steadily, which are at most
 info and only with a cause: adversarial pairs (two optimizers over disjoint parameters where one loss runs through the
