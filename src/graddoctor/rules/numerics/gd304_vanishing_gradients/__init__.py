@@ -43,4 +43,11 @@ RULE = Rule(
     detected='R',
     hint='Use residual connections, normalisation (LayerNorm/BatchNorm), ReLU-family activations instead of sigmoid/tanh stacks, and a suitable initialisation.',
     doc=__doc__,
+    evidence_needed=(
+        "layers whose per-element gradient RMS is below 3e-3 of the upper-quartile layer's on at least half "
+        'of 3+ measured steps, attenuated along depth, *and* whose updates (update/weight ratio relative to '
+        "the other layers', median over measured steps) are below 1e-2 of the others', or, unmeasured, whose "
+        'optimizer does not rescale (SGD). With Adam-style rescaling and ordinary updates: info. Measured '
+        'updates in `evidence`.'
+    ),
 )

@@ -47,4 +47,10 @@ RULE = Rule(
     detected='R',
     hint='Look at the other findings for the cause; if there are none, check the learning rate, the data and labels, and try overfitting a single batch.',
     doc=__doc__,
+    evidence_needed=(
+        'a loss series of 30+ steps whose last-quarter median is not 1% below its first-quarter median '
+        'against its own noise, and a cause found from measurements (no gradient, lr 0 or a schedule decayed '
+        'to ~0, a learning rate far off, vanishing updates) or reported findings, or a clear divergence. '
+        'Codes are named only when the report holds them. Otherwise info.'
+    ),
 )
