@@ -79,3 +79,9 @@ def test_docs_build_check_mode_reports_a_drifted_page(tmp_path):
     assert main(["--docs", str(tmp_path / "docs"), "--check"]) == 1
     assert main(["--docs", str(tmp_path / "docs")]) == 0
     assert stale(tmp_path / "docs") == []
+
+
+@pytest.mark.parametrize("rule", [r for r in all_rules() if "R" in r.detected], ids=lambda r: r.code)
+def test_every_runtime_rule_states_the_evidence_a_warning_needs_on_its_page(rule):
+    assert len(rule.evidence_needed) > 40, f"{rule.code}: no evidence_needed in its Rule"
+    assert f"Evidence a warning needs: {rule.evidence_needed}" in rule_body(rule)

@@ -43,7 +43,8 @@ def rule_body(rule: Rule) -> str:
     said = (f"`graddoctor fix` has an edit for this code: {edit[0].lower()}{edit[1:]} `--verify` re-runs the "
             "edited program to prove it; only verified edits are written with `--verify --write`."
             if edit else "`graddoctor fix` has no edit for this code: the fix above is yours to apply.")
-    return f"{body}\n\nEdit: {said}\n\nFix: {rule.hint}\n"
+    needed = f"\n\nEvidence a warning needs: {rule.evidence_needed}" if rule.evidence_needed else ""
+    return f"{body}{needed}\n\nEdit: {said}\n\nFix: {rule.hint}\n"
 
 
 def rule_page(rule: Rule) -> str:

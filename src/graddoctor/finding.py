@@ -146,8 +146,9 @@ class Finding:
 
 
 def sort_findings(findings: list[Finding]) -> list[Finding]:
-    """Worst first, then in the order of the user's file and line."""
+    """Worst first, causes before the symptoms they explain (`explained_by`), then in the order of the
+    user's file and line."""
     return sorted(
         findings,
-        key=lambda f: (-int(f.severity), f.file or "~", f.line or 0, f.code),
+        key=lambda f: (-int(f.severity), bool(f.explained_by), f.file or "~", f.line or 0, f.code),
     )

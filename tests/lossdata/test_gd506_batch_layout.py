@@ -71,6 +71,47 @@ def test_rnn_without_batch_first_fed_batch_first_fires(cell):
     assert {r.note for r in f.related} >= {"the layer is called here", "the loss, with a batch of 16"}
 
 
+class StepRegressor(nn.Module):
+    """One feature vector per sample given to a seq-first GRU as a sequence of length 1."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(8, 16)
+        self.head = nn.Linear(16, 2)
+
+    def forward(self, x):
+        out, _ = self.rnn(x.unsqueeze(1))  # (batch, 1, feature): the batch read as one sequence
+        return self.head(out[:, -1])
+
+
+def test_a_loader_batch_read_as_one_sequence_of_length_one_fires():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(96, 8, generator=g)
+    model = StepRegressor()
+    with watch() as w:
+        _train_loader(model, x, (x[:, 0] > 0).long())
+    [f] = _gd506(w)
+    assert f.evidence["input_shape"] == [16, 1, 8] and f.evidence["loader_batch_size"] == 16
+
+
+def test_one_sentence_as_a_batch_of_one_with_a_tag_per_token_is_silent():
+    # PyTorch's LSTM tagger: (sequence, 1, feature), and the targets' dimension 0 is the sentence's tokens
+    torch.manual_seed(0)
+    embed, lstm, head = nn.Embedding(VOCAB, 6), nn.LSTM(6, 6), nn.Linear(6, 3)
+    params = [*embed.parameters(), *lstm.parameters(), *head.parameters()]
+    opt = torch.optim.SGD(params, lr=0.1)
+    model = nn.ModuleDict({"embed": embed, "lstm": lstm, "head": head})
+    with watch(model, opt) as w:
+        for n in (5, 4, 6, 3) * 3:
+            sentence, tags = torch.randint(0, VOCAB, (n,)), torch.randint(0, 3, (n,))
+            out, _ = lstm(embed(sentence).view(len(sentence), 1, -1))
+            loss = F.nll_loss(F.log_softmax(head(out.view(len(sentence), -1)), dim=1), tags)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    assert _gd506(w) == []
+
+
 def test_seq_first_data_transposed_before_the_layer_is_silent():
     x, y = _tokens()
     with watch() as w:

@@ -189,3 +189,34 @@ def test_hand_written_sigmoid_into_bce_with_logits_persists():
     w = _train_binary(DeepReLUNet(depth=3, squash=lambda z: 1 / (1 + torch.exp(-z))))
     [f] = findings(w, "GD501")
     assert "[0, 1]" in f.message and f.step >= 100
+
+
+def _bce_check(judge, line: int, step: int, low: float, high: float) -> None:
+    from graddoctor.locate import Location
+    from graddoctor.lossdata.calls import LossCall
+
+    call = LossCall(name="binary_cross_entropy_with_logits", where=Location("train.py", line, None, "f"), step=step,
+                    index=0, input_shape=(64, 1), target_shape=(64, 1))
+    judge.take(call, [low, high])
+
+
+def test_unit_range_logits_are_judged_on_every_check_of_the_run():
+    from graddoctor.rules.data.gd501_probabilities_into_logits_loss.judge import Probabilities
+
+    # a GAN: the real samples' logits (line 36) stay in [0, 1] on every check, the fakes' (line 37) go below 0
+    gan = Probabilities()
+    for step in range(0, 300, 10):
+        _bce_check(gan, 36, step, 0.1, 0.9)
+        _bce_check(gan, 37, step, -0.4 if step > 200 else 0.05, 0.6)
+    assert gan.findings() == []
+    # one line in [0, 1] past step 100 for a while, then real logits: nothing either
+    later = Probabilities()
+    for step in range(0, 300, 10):
+        _bce_check(later, 36, step, 0.1 if step < 250 else -0.2, 0.9)
+    assert later.findings() == []
+    # in [0, 1] at every check of the run: a warning with what was measured
+    always = Probabilities()
+    for step in range(0, 300, 10):
+        _bce_check(always, 36, step, 0.1, 0.9)
+    [f] = always.findings()
+    assert f.evidence["checks_in_unit_range"] >= 10 and f.evidence["max"] == 0.9

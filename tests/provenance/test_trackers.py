@@ -69,3 +69,15 @@ def test_a_list_rebuilt_by_length_is_traced_and_the_cut_told_where():
     copy = [v * 2 for v in values]  # a new list of the same length: matched by its shape
     assert trips.rebuilt_from(copy, torch.tensor(copy), "tensor", sys._getframe()) == frozenset({0})
     assert cuts[0].rebuilt is not None and cuts[0].rebuilt[1] == "torch.tensor(...)"
+
+
+def test_an_integer_tensor_is_never_rebuilt_from_cut_values():
+    # a char-RNN's dataset line, `torch.tensor([...], dtype=torch.long)`, the length of a list of cut values
+    import sys
+
+    trips, cuts = _round_trips()
+    trips.note([0.5, 1.5, 2.5], frozenset({0}))
+    indices = [3, 1, 4]
+    assert trips.rebuilt_from(indices, torch.tensor(indices, dtype=torch.long), "tensor", sys._getframe()) is None
+    assert cuts[0].rebuilt is None
+    assert trips.rebuilt_from(indices, torch.tensor(indices, dtype=torch.float), "tensor", sys._getframe())

@@ -134,3 +134,44 @@ def test_the_users_imported_module_is_read_too_and_library_files_are_not(graddoc
     # metrics.py was never imported by the run: not read
     assert all(f["file"] != "metrics.py" for f in ran.report["findings"])
     assert all("site-packages" not in (f["file"] or "") for f in ran.report["findings"])
+
+
+SOFTMAX_LAYER = """
+    import torch
+    from torch import nn
+
+    torch.manual_seed(0)
+
+
+    class Classifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mlp = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4), nn.Softmax(dim=1))
+
+        def forward(self, x):
+            return self.mlp(x)
+
+
+    centers = torch.randn(4, 10) * 3
+    model = Classifier()
+    criterion = nn.CrossEntropyLoss()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(20):
+        y = torch.randint(0, 4, (32,))
+        loss = criterion(model(centers[y] + torch.randn(32, 10)), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_one_softmax_layer_is_one_finding_at_the_layer_with_the_runs_evidence(graddoctor_cli):
+    ran = graddoctor_cli("run", "train.py", script=SOFTMAX_LAYER)
+    path = graddoctor_cli.path / "train.py"
+    found = [f for f in ran.report["findings"] if f["code"] == "GD501"]
+    assert len(found) == 1, found
+    [f] = found
+    assert f["line"] == line_of(path, "nn.Softmax(dim=1)") and f.get("source") != "static"
+    assert f["evidence"]["row_sum_error"] < 1e-3  # measured by the run: rows that sum to 1
+    related = {r["line"] for r in f["related"]}
+    assert {line_of(path, "return self.mlp(x)"), line_of(path, "loss = criterion(")} <= related

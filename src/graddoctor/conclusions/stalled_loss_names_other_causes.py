@@ -6,24 +6,66 @@ warning that can keep a loss from falling is named, with its line, and recorded 
 GD306's `explained_by`. A GD306 whose judge found no cause (`cause` is None) told the
 user to look at the data: it now says to fix those findings first, and a supervised loss
 (`evidence["meant_to_fall"]`) with a cause found is a warning. The codes GD306's own
-causes already name (`cause["found"]`) are not named again. Decided from `code`,
-`severity`, `cause` and `evidence`, never from the text.
+causes already name (`cause["found"]`) are not named again. Its own causes name a code only
+when the report holds that code as an error or warning: a cause that is only another finding
+(a loop finding) goes with it, a cause GD306 measured itself stays, without the code; a
+GD306 left with no cause is judged as one that found none. Decided from `code`, `severity`,
+`cause` and `evidence`, never from the text.
 """
 
 from __future__ import annotations
 
 from graddoctor.conclusions.sentences import also_reported, named
 from graddoctor.finding import Finding, Severity
-from graddoctor.rules.numerics.gd306_loss_not_decreasing.judge import stalled
+from graddoctor.rules.numerics.gd306_loss_not_decreasing.judge import message, stalled
 
 # Findings that do not make a loss stall: memory kept alive, an evaluation pass, GD306 itself.
 NOT_A_CAUSE = frozenset({"GD207", "GD210", "GD211", "GD306"})
 
 
+# Causes GD306 takes from another observer's finding, not from its own measurements: without that finding
+# in the report, nothing is left of them.
+FROM_FINDINGS = frozenset({"GD201", "GD202", "GD203", "GD208", "GD307"})
+
+
 def name_other_causes(findings: list[Finding]) -> list[Finding]:
     """Each GD306 with the report's other errors and warnings that explain it named."""
     others = [f for f in findings if f.code not in NOT_A_CAUSE and f.severity >= Severity.WARNING]
-    return [_named(f, others) if f.code == "GD306" else f for f in findings]
+    reported = {f.code for f in others}
+    out = []
+    for f in findings:
+        if f.code == "GD306":
+            f = _only_reported(f, reported)
+            if f is None:
+                continue
+            f = _named(f, others)
+        out.append(f)
+    return out
+
+
+def _only_reported(f: Finding, reported: set[str]) -> Finding | None:
+    """The GD306 with its own causes naming only codes the report holds (see the module's doc);
+    None for a loss not meant to fall left without a cause (its judge would have stayed silent)."""
+    causes = (f.cause or {}).get("causes")
+    if not causes:
+        return f
+    kept = []
+    for text, codes in causes:
+        shown = [c for c in codes if c in reported]
+        if codes and not shown and set(codes) <= FROM_FINDINGS:
+            continue
+        kept.append([text, shown])
+    found = sorted({c for _, codes in kept for c in codes})
+    explained_by = (*f.explained_by, *(c for c in found if c not in f.explained_by))
+    if kept:
+        if kept == causes:
+            return f.with_(explained_by=explained_by)
+        return f.with_(message=message(f.evidence, kept), cause={**f.cause, "found": found, "causes": kept},
+                       explained_by=explained_by)
+    if not f.evidence.get("meant_to_fall", True):
+        return None
+    # no cause left: what a GD306 that found none says, as information
+    return f.with_(message=message(f.evidence, []), cause=None, severity=Severity.INFO)
 
 
 def _named(f: Finding, others: list[Finding]) -> Finding:

@@ -151,6 +151,7 @@ class Judge:
         w = [v or 0.0 for v in per_layer(layout, live, values[half:])]
         dt = wt = 0.0
         measured = {layout.layer_of[p] for p in live}
+        step_ratios = []
         for i, name in enumerate(layout.layer_keys):
             if i not in measured:
                 continue
@@ -159,8 +160,11 @@ class Judge:
                 layer.from_zero = w[i] == 0
             if w[i] > 0 and math.isfinite(d[i]):
                 layer.ratio = math.sqrt(d[i] / w[i])
+                if not layer.from_zero:
+                    step_ratios.append((layer.ratio, layer))
             if not layer.from_zero:
                 dt, wt = dt + d[i], wt + w[i]
+        relative_updates(step_ratios)
         if wt > 0 and math.isfinite(dt):
             track.ratios.append((math.sqrt(dt / wt), reading.lr))
             if len(track.early) < 3:
@@ -173,6 +177,20 @@ class Judge:
         if not record.escalated:
             record.escalated = True
             record.session.consult(record.deep, lambda deep: deep.on_deep_request(reason, where), False)
+
+
+def relative_updates(step_ratios: list) -> None:
+    """Note each layer's update/weight ratio of this step relative to the upper-quartile layer's.
+
+    The upper quartile, as for gradients: the rest of the network, robust to one loud layer.
+    Layers that did not move at all this step (a frozen group, lr 0) say nothing about the others.
+    """
+    moving = sorted(r for r, _ in step_ratios if r > 0)
+    if len(moving) < 3:
+        return
+    reference = moving[(3 * len(moving)) // 4]
+    for ratio, layer in step_ratios:
+        layer.update_relative.append(ratio / reference)
 
 
 def per_layer(layout: Layout, positions: list[int], norms: list[float]) -> list[float | None]:

@@ -30,6 +30,7 @@ from graddoctor.provenance.recorder import SITE
 from graddoctor.session.observer import BackwardEvent, CallEvent, StepEvent
 
 _MAX_PENDING_LOSSES = 1024
+_NEAR_ZERO_LR = 1e-3  # a rate this far below its largest so far moves the weights ~1000x less: ~0
 
 
 @dataclass
@@ -112,6 +113,10 @@ class Meter:
         track.max_lr = max(track.max_lr, lr)
         if lr == 0.0:
             track.lr_zero_steps += 1
+        if lr > _NEAR_ZERO_LR * track.max_lr:
+            track.lr_low_from = None
+        elif track.lr_low_from is None:
+            track.lr_low_from, track.lr_low_value = track.steps, lr
         if not self._measure_due(track.steps):
             # The losses and clip norms of this step wait in their lists for the next measured step.
             track.unmeasured_steps += 1

@@ -27,6 +27,10 @@ class NumericsOptions:
     # ones lower. 3e-3 lies between, with a margin of 3x to the worst healthy step.
     # Embedding tables are not judged: only the rows of the batch get a gradient.
     vanish_ratio: float = 3e-3
+    # GD304 warns only when those layers' updates are small too: a layer's update/weight ratio below
+    # this fraction of the upper-quartile layer's (median over the measured steps). Adam and its kin
+    # rescale each element, so small gradients still move a layer like the rest.
+    slow_update_ratio: float = 1e-2
     # GD305: the median update/weight ratio of an optimizer outside [low, high].
     # For adaptive optimizers (Adam, RMSprop...), whose step moves each weight by
     # about lr whatever the gradient, also the first full-lr step's ratio above

@@ -85,9 +85,9 @@ def related(loc: Location, note: str) -> list[Related]:
     return [Related(shown["file"], shown["line"], note)]
 
 
-def vanishing_layers(stats) -> list[str]:
-    """Layers judged on 3 or more steps whose gradients vanished on at least half of them,
-    and faded along depth to get there.
+def vanishing_layers(stats) -> list[int]:
+    """Keys of the layers judged on 3 or more steps whose gradients vanished on at least half of
+    them, and faded along depth to get there.
 
     Embedding tables are left out: only the rows of the batch's tokens get a gradient, so
     their per-element RMS is diluted by the vocabulary size (a 5000-word table measured
@@ -105,7 +105,42 @@ def vanishing_layers(stats) -> list[str]:
               if isinstance(m, (nn.Embedding, nn.EmbeddingBag))}
     graphs = [series.graph.above for series in stats.loss_series.series.values()]
     small = set(low)
-    return [stats.layer_name(k) for k in low if k not in tables and _faded_along_depth(k, small, graphs)]
+    return [k for k in low if k not in tables and _faded_along_depth(k, small, graphs)]
+
+
+def slow_updates(stats, keys: list[int]) -> tuple[list[int], dict]:
+    """Which of the layers `keys` (small gradients) were also barely moved by their optimizer, and the evidence.
+
+    A small gradient harms only through the step it makes. Measured: each layer's update/weight ratio
+    relative to the upper-quartile layer's on the same step (median over the measured steps); below
+    `slow_update_ratio` the layer barely moves. A layer whose updates were not measured is judged by its
+    optimizer: one that rescales each element (Adam, RMSprop, Adagrad...) moves it like the rest, plain
+    SGD moves it in proportion to its gradient.
+    """
+    from graddoctor.numerics.optimizers import RESCALING
+
+    kinds: dict[int, set[str]] = {}
+    for track_key, layout in stats._layouts.items():
+        kind = stats.optimizers[track_key].kind if track_key in stats.optimizers else ""
+        for key in layout.layer_keys:
+            kinds.setdefault(key, set()).add(kind)
+    slow, relative, rescaled = [], {}, set()
+    for key in keys:
+        measured = sorted(stats.layers[key].update_relative)
+        optimizers = kinds.get(key, set())
+        if optimizers and optimizers <= RESCALING:
+            rescaled.update(optimizers)
+        if len(measured) >= 2:
+            median = measured[len(measured) // 2]
+            relative[stats.layer_name(key)] = median
+            if median < stats.options.slow_update_ratio:
+                slow.append(key)
+        elif not (optimizers and optimizers <= RESCALING):
+            slow.append(key)
+    evidence = {"update_vs_others": relative, "slow_update_ratio": stats.options.slow_update_ratio,
+                "optimizers": sorted({k for key in keys for k in kinds.get(key, set()) if k}),
+                "rescaling": sorted(rescaled)}
+    return slow, evidence
 
 
 def _faded_along_depth(layer: int, small: set, graphs: list[dict]) -> bool:

@@ -35,6 +35,9 @@ class LayerTrack:
     # the weights were exactly zero when first measured (a zero-initialised table or head): their
     # update/weight ratio counts steps taken from 0, so GD305 leaves them out of the totals
     from_zero: bool | None = None
+    # per measured step, the layer's update/weight ratio over the upper-quartile layer's of that step
+    # (what the optimizer applied, compared with the rest of the network: GD304's evidence)
+    update_relative: deque = field(default_factory=lambda: deque(maxlen=32))
 
 
 @dataclass
@@ -51,6 +54,10 @@ class OptimizerTrack:
     max_lr: float = 0.0
     kind: str = ""  # the optimizer's class name (GD305 judges adaptive ones on their first steps)
     early: list = field(default_factory=list)  # (ratio, lr) of the first 3 measured steps
+    # the step (counted in this optimizer's steps) from which the rate has stayed at or below 1e-3 of its
+    # largest so far, and the rate then: a schedule that decayed to ~0 (GD306's cause); None while it is not
+    lr_low_from: int | None = None
+    lr_low_value: float = 0.0
 
     def on_every_measured_step(self, count: int) -> bool:
         """Whether `count` steps (with no gradient, with zero gradients...) are every step whose

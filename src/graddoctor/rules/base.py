@@ -25,6 +25,9 @@ class Rule:
     # loop audit's event order, the graph walk of a loss, the error patterns of `explain`): named here so
     # that `graddoctor rules CODE` lists every place, and a test checks nothing else produces the code.
     engines: tuple[str, ...] = ()
+    # What the run must have measured for a finding of this code to be a warning or an error (runtime codes):
+    # printed on the rule's page, and what the finding's `evidence` records. Weaker evidence gives info.
+    evidence_needed: str = ""
 
     @property
     def summary(self) -> str:

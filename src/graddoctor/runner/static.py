@@ -6,7 +6,8 @@ never ran, or it ran inside code graddoctor could not see) or see only its
 consequence further down (GD104 at `backward()`). So after the script ends, the
 files it executed are read by the same checks `lint` uses, with the project's
 `[tool.graddoctor]` selection and `# noqa` comments, and every finding the run
-does not already carry at the same place is added, marked `"source": "static"`.
+does not already carry at the same place is added, marked `"source": "static"`. A cause
+both see (a softmax layer feeding a logits loss, GD501) is one finding, at the static line.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from graddoctor.finding import Finding
+from graddoctor.finding import Finding, Related
 from graddoctor.locate import display_path, is_user_file
 
 
@@ -66,14 +67,43 @@ def static_findings(files: list[str], texts: dict[str, str] | None = None) -> li
     return found
 
 
+# Codes whose static finding points at the cause's definition (the softmax layer) and whose runtime finding
+# measures the harm at the same loss: one cause, so one finding, at the static line with the run's evidence.
+_ONE_PER_CAUSE = frozenset({"GD501"})
+
+
 def merge_static(runtime: list[Finding], static: list[Finding]) -> list[Finding]:
-    """`static` findings the run does not already report at the same place, marked as such."""
-    seen = {(f.code, f.file, f.line) for f in runtime}
-    added: list[Finding] = []
+    """The run's findings with `static` merged in: each static finding the run does not already report at the
+    same place is added, marked as such; a runtime finding of `_ONE_PER_CAUSE` about the same loss line as a
+    static one moves to the static line (the layer), its own line kept as a related one, and the static one goes."""
+    static = list(static)
+    merged: list[Finding] = []
+    for finding in runtime:
+        twin = _static_twin(finding, static) if finding.code in _ONE_PER_CAUSE else None
+        if twin is None:
+            merged.append(finding)
+            continue
+        static.remove(twin)
+        here = [Related(finding.file, finding.line, "the values reach the loss from here")] if finding.line else []
+        related = here + [r for r in twin.related if _place(r) not in {_place(x) for x in finding.related}]
+        merged.append(finding.with_(file=twin.file, line=twin.line, column=twin.column,
+                                    related=related + list(finding.related)))
+    seen = {(f.code, f.file, f.line) for f in merged}
     for finding in static:
         key = (finding.code, finding.file, finding.line)
         if key in seen:
             continue
         seen.add(key)
-        added.append(finding.with_(source="static"))
-    return added
+        merged.append(finding.with_(source="static"))
+    return merged
+
+
+def _static_twin(finding: Finding, static: list[Finding]) -> Finding | None:
+    """The one static finding of the same code that names the same loss line as `finding` (None: none, or several)."""
+    lines = {_place(r) for r in finding.related}
+    twins = [s for s in static if s.code == finding.code and lines & {_place(r) for r in s.related}]
+    return twins[0] if len(twins) == 1 else None
+
+
+def _place(r: Related) -> tuple:
+    return (os.path.realpath(r.file) if r.file else None, r.line)

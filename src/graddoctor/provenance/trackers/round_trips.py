@@ -75,6 +75,8 @@ class RoundTrips:
 
     def summed_taint(self, value: float, out: Tensor, how: str, frame) -> frozenset | None:
         """The cuts behind a float that equals a recorded float, or the sum or mean of a run of them."""
+        if not _can_have_gradient(out):
+            return None
         value = float(value)  # a numpy float64 from np.mean(losses) is a float subclass
         if not math.isfinite(value) or value == int(value):
             return None  # round numbers (0.0, 1.0, a count) match by accident
@@ -102,7 +104,11 @@ class RoundTrips:
 
         Found by identity (the `.numpy()` result itself, or a view of it through `.base`), else
         by shape among the last arrays made from cut values: `np.clip(arr, ...)` is a new array.
+        An integer or boolean tensor is never one: it cannot carry a gradient, so it hides no cut (a
+        dataset line `torch.tensor([...], dtype=torch.long)` of a char-RNN, class indices, a mask).
         """
+        if not _can_have_gradient(out):
+            return None
         taint = self.taint_of(value)
         base = getattr(value, "base", None)
         while not taint and base is not None and not isinstance(base, (bytes, memoryview)):
@@ -122,6 +128,10 @@ class RoundTrips:
                 how += "(...)"
             self.cuts.rebuilt(taint, chain[0], how)
         return taint
+
+
+def _can_have_gradient(out: Tensor) -> bool:
+    return out.is_floating_point() or out.is_complex()
 
 
 def _shape_of(value: object) -> tuple | None:

@@ -5,7 +5,10 @@ Measured per checked call: the input's minimum and maximum and, for
 non-negative and sum to 1 are probabilities, which logits never are by
 chance. `binary_cross_entropy_with_logits` inputs all in [0, 1] could be small
 logits, so that needs the graph to show a sigmoid/softmax right before the
-loss, or the same picture on many checks of a large batch.
+loss, or the same picture on every check of that loss function in the run (at
+every line: a GAN's discriminator puts the fakes' logits below 0 at another line,
+while the real samples' may all lie in [0, 1] for a while), on many checks of a
+large batch. What was measured is kept in the finding's `evidence`.
 """
 
 from __future__ import annotations
@@ -32,6 +35,10 @@ class Probabilities:
     def __init__(self) -> None:
         self.found: dict[tuple, Finding] = {}
         self._unit_range: dict[tuple, int] = {}  # loss line -> checks with [0, 1] logits so far
+        # loss lines whose [0, 1] logits persisted without a sigmoid in the graph: judged at the end, once
+        # every check of the run is in (`_real_logits`)
+        self._persistent: dict[tuple, Finding] = {}
+        self._real_logits: set[str] = set()  # loss functions given values outside [0, 1] at any line
 
     def wants(self, call: LossCall) -> bool:
         return call.name in WHAT
@@ -51,23 +58,26 @@ class Probabilities:
             return
         classes = call.input_shape[1] if len(call.input_shape) > 1 else call.input_shape[0]
         rows_are_probabilities = low >= 0 and values[2] <= _SUM_TOLERANCE and classes >= 2
+        evidence = {"min": low, "max": high, "row_sum_error": values[2], "classes": classes,
+                    "squashed_by": call.squashed_by}
         if call.name == "cross_entropy" and rows_are_probabilities:
             self._report(call, f"`{WHAT[call.name]}` was given rows that are non-negative and sum to 1 (input of shape "
                          f"{shape_text(call.input_shape)}): probabilities, not logits. The loss applies its own softmax, so "
                          "it squashes them a second time: every class gets nearly the same share and the gradients "
-                         "nearly vanish.", _fix(call, "softmax"))
+                         "nearly vanish.", _fix(call, "softmax"), evidence)
         elif call.name == "nll_loss" and high > _LOG_PROB_TOLERANCE:
             what = "probabilities (rows that sum to 1)" if rows_are_probabilities else f"raw scores (up to {high:.3g})"
             self._report(call, f"`{WHAT[call.name]}` expects log-probabilities (all <= 0) and was given {what}, input of "
                          f"shape {shape_text(call.input_shape)}: it is minimised by making those values large, not by "
                          "predicting the right class.",
                          "Apply `log_softmax(dim=1)` to the logits before `nll_loss` (or give the logits to "
-                         "`cross_entropy`, which does both).")
+                         "`cross_entropy`, which does both).", evidence)
 
     def _logits_in_unit_range(self, call: LossCall, low: float, high: float) -> None:
         key = (call.where.file, call.where.line)
         if not (0.0 <= low and high <= 1.0):
             self._unit_range[key] = -(10**9)  # real logits seen at this line: never judged by persistence
+            self._real_logits.add(call.name)
             return
         seen = self._unit_range[key] = self._unit_range.get(key, 0) + 1
         numel = 1
@@ -77,13 +87,15 @@ class Probabilities:
         if call.squashed_by is None and not persistent:
             return
         made = f" (made by a {call.squashed_by})" if call.squashed_by else ""
+        evidence = {"min": low, "max": high, "squashed_by": call.squashed_by, "checks_in_unit_range": seen}
         self._report(call, f"`{WHAT[call.name]}` was given values that all lie in [0, 1]{made}, input of shape "
                      f"{shape_text(call.input_shape)}: probabilities, not logits. The loss applies its own sigmoid, so "
-                     "its predictions never go below 0.5 and the gradients are small.", _fix(call, "sigmoid"))
+                     "its predictions never go below 0.5 and the gradients are small.", _fix(call, "sigmoid"),
+                     evidence, persistent=call.squashed_by is None)
 
-    def _report(self, call: LossCall, message: str, hint: str) -> None:
+    def _report(self, call: LossCall, message: str, hint: str, evidence: dict, persistent: bool = False) -> None:
         key = (call.name, call.where.file, call.where.line)
-        if key in self.found:
+        if key in self.found or key in self._persistent:
             return
         at = call.squashed_at or call.where
         related = []
@@ -92,10 +104,14 @@ class Probabilities:
             related.append(Related(call.where.shown()["file"], call.where.line, f"the loss that gets its output"))
         elif call.squashed_by:
             message += f" The values come straight from a {call.squashed_by}."
-        self.found[key] = make("GD501", message, hint=hint, related=related, step=call.step, **at.shown())
+        found = make("GD501", message, hint=hint, related=related, step=call.step, evidence=evidence, **at.shown())
+        (self._persistent if persistent else self.found)[key] = found
 
     def findings(self) -> list[Finding]:
-        return list(self.found.values())
+        # still in [0, 1] at every later check of its line, and no line of that loss saw a real logit
+        persisted = [f for (name, file, line), f in self._persistent.items()
+                     if name not in self._real_logits and self._unit_range.get((file, line), 0) > 0]
+        return list(self.found.values()) + persisted
 
 
 def _fix(call: LossCall, kind: str) -> str:

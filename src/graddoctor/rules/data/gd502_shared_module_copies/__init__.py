@@ -39,4 +39,8 @@ RULE = Rule(
     detected='RS',
     hint='Build a new module for each entry: `nn.ModuleList([Block() for _ in range(n)])` (or `copy.deepcopy(block)` per entry); to share weights on purpose, keep one module and call it n times in `forward`.',
     doc=__doc__,
+    evidence_needed=(
+        'the same module object found at several places of a `ModuleList`/`Sequential`/`ModuleDict` of a '
+        'model the run trained.'
+    ),
 )

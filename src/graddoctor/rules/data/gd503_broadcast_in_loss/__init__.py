@@ -33,4 +33,8 @@ RULE = Rule(
     detected='RS',
     hint='Give prediction and target the same shape: `pred.squeeze(-1)` for an `(N, 1)` output against an `(N,)` target (or `y.unsqueeze(-1)`).',
     doc=__doc__,
+    evidence_needed=(
+        'a prediction and a target of different shapes broadcast inside a built-in loss (both shapes '
+        'recorded), or the loss graph shows the broadcast.'
+    ),
 )

@@ -36,4 +36,8 @@ RULE = Rule(
     detected='R',
     hint='Shuffle the training data: `DataLoader(dataset, batch_size=..., shuffle=True)` (or a random permutation of the indices each epoch).',
     doc=__doc__,
+    evidence_needed=(
+        'class targets constant within each checked batch and changing between batches, over enough checked '
+        'batches.'
+    ),
 )

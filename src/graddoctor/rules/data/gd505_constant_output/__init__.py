@@ -43,4 +43,8 @@ RULE = Rule(
     detected='R',
     hint='Remove the activation from the output layer (or use LeakyReLU), check that normalisation runs over a dimension with more than one value, and lower the learning rate if the outputs collapsed after a large step.',
     doc=__doc__,
+    evidence_needed=(
+        'every row of the loss input identical on 8+ consecutive checks spanning 15+ loss calls, and a probe '
+        'forward pass found the layer whose output is constant although its input varied.'
+    ),
 )

@@ -41,4 +41,9 @@ RULE = Rule(
     detected='R',
     hint='Build the layer with `batch_first=True` (for a Transformer encoder, on its layer: `nn.TransformerEncoderLayer(..., batch_first=True)`), or give it `x.transpose(0, 1)` and transpose its output back.',
     doc=__doc__,
+    evidence_needed=(
+        'a sequence layer without `batch_first` given a 3-D input whose dimension 0 is the batch size of the '
+        'targets or of the DataLoader and whose dimension 1 is neither a batch size nor another dimension of '
+        "the loss; a dimension 1 of size 1 needs the DataLoader's batch at dimension 0. Shapes in `evidence`."
+    ),
 )

@@ -11,6 +11,10 @@ A verdict needs dimension 0 of the layer's input to be that batch size while
 dimension 1 is neither the batch size nor any other dimension of the loss's
 input or target (a sequence-first regression compares (S, N, F) with (S, N, F):
 its dimension 1 shows up there). A batch as long as the sequence gives no verdict.
+Dimension 1 of size 1 (one sequence) needs the DataLoader's batch size at dimension 0:
+targets alone cannot tell a batch from the tokens of one sequence (PyTorch's LSTM
+tagger gives `lstm(embeds.view(len(sentence), 1, -1))` one sentence, and its targets
+are that sentence's tags, one per token).
 Compiled models are left alone: adding and removing hooks would recompile them.
 """
 
@@ -191,6 +195,8 @@ class BatchDimensionMixUp(Observer):
             first, second = shape[0], shape[1]
             if first == second or first not in batch or second in batch or second in self.other_dims:
                 return None
+            if second == 1 and loader_batch != first:
+                return None  # one sequence: the targets' dimension 0 may be its tokens, not a batch
         shape, call, loader_batch = layer.shapes[0]
         sources = [text for text, known in (("the batch size of the targets", shape[0] in self.batches),
                                             ("the DataLoader's batch size", loader_batch == shape[0])) if known]
@@ -209,7 +215,9 @@ class BatchDimensionMixUp(Observer):
         where = layer.built if layer.built is not None and layer.built.file else call
         if where is None:
             return None
-        return make("GD506", message, related=related, subjects=[layer.name], **where.shown())
+        evidence = {"input_shape": list(shape), "target_batch_sizes": sorted(self.batches),
+                    "loader_batch_size": loader_batch, "calls": len(layer.shapes)}
+        return make("GD506", message, related=related, subjects=[layer.name], evidence=evidence, **where.shown())
 
 
 

@@ -38,4 +38,8 @@ RULE = Rule(
     hint="Make the sizes agree where they meet: a layer's input size must equal the last dimension of what it receives (`nn.Linear(in_features, ...)`, flatten first), and a loss's input and target must share the batch size (and the shape, for element-wise losses).",
     engines=('graddoctor.explain.training_patterns',),
     doc=__doc__,
+    evidence_needed=(
+        'the run crashed with a shape error that `explain` matched; the exception and its line are the '
+        'evidence.'
+    ),
 )

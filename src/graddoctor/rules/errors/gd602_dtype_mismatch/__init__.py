@@ -40,4 +40,8 @@ RULE = Rule(
     hint="Convert the data to the model's dtype where it is loaded (`x = x.float()`, `torch.from_numpy(a).float()`); give class-index targets as `long` (`y = y.long()`); make parameters float tensors.",
     engines=('graddoctor.explain.training_patterns',),
     doc=__doc__,
+    evidence_needed=(
+        'the run crashed with a dtype error that `explain` matched; the exception and its line are the '
+        'evidence.'
+    ),
 )

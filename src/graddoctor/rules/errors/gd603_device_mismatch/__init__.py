@@ -40,4 +40,8 @@ RULE = Rule(
     hint="Move every batch to the model's device in the loop (`x, y = x.to(device), y.to(device)`), create tensors inside `forward` on their input's device (`torch.zeros(..., device=x.device)`), and move the model once before training (`model.to(device)`).",
     engines=('graddoctor.explain.training_patterns',),
     doc=__doc__,
+    evidence_needed=(
+        'the run crashed with a device error that `explain` matched; the exception and its line are the '
+        'evidence.'
+    ),
 )

@@ -38,4 +38,8 @@ RULE = Rule(
     hint="Make class labels run from 0 to num_classes - 1 (`y = y - 1` for labels numbered from 1), and give the classifier as many outputs as there are classes (`max label + 1`); for embeddings, `num_embeddings` must exceed the largest token id.",
     engines=('graddoctor.explain.training_patterns',),
     doc=__doc__,
+    evidence_needed=(
+        'the run crashed with a target-out-of-range error that `explain` matched; the exception and its line '
+        'are the evidence.'
+    ),
 )

@@ -41,4 +41,8 @@ RULE = Rule(
     hint="Give each optimizer a list of the parameters it trains (`list(model.parameters())`, built once); assign weights as `nn.Parameter(tensor)` or copy values into the existing one under `torch.no_grad()` (`layer.weight.copy_(tensor)`).",
     engines=('graddoctor.explain.training_patterns',),
     doc=__doc__,
+    evidence_needed=(
+        'the run crashed setting up its parameters or optimizer, matched by `explain`; the exception and its '
+        'line are the evidence.'
+    ),
 )

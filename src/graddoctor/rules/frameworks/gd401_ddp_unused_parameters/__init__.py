@@ -36,5 +36,9 @@ RULE = Rule(
     hint='Use every parameter in `forward`, freeze the unused ones (`requires_grad_(False)`) before wrapping in DDP, or pass `find_unused_parameters=True` if the set of used parameters really changes between steps.',
     engines=('graddoctor.observers.ddp', 'graddoctor.explain.patterns'),
     doc=__doc__,
+    evidence_needed=(
+        "DDP's unused-parameter error, or parameters of the DDP-wrapped model without a gradient after "
+        'backward.'
+    ),
     supersedes=("GD104",),
 )

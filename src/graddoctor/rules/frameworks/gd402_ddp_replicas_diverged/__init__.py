@@ -39,4 +39,7 @@ RULE = Rule(
     detected='R',
     hint='Make every rank take the same steps: the same model initialisation (broadcast or same seed), no rank-dependent optimizer steps or parameter edits outside DDP, and BatchNorm buffers synced (`SyncBatchNorm` or `broadcast_buffers=True`).',
     doc=__doc__,
+    evidence_needed=(
+        'parameter checksums compared across ranks after a step differ.'
+    ),
 )

@@ -41,4 +41,9 @@ RULE = Rule(
     hint='Call `backward()` on the tensor itself and use `.item()` only for logging: `loss.backward(); running += loss.item()`.',
     engines=('graddoctor.explain.patterns', 'graddoctor.observers.graph_checks', 'graddoctor.observers.provenance_explaining'),
     doc=__doc__,
+    evidence_needed=(
+        "the run's `backward()` reached no parameter, and deep mode followed the loss's values back to a "
+        '`.item()`/`float()`/`.tolist()`/`.numpy()` on a tensor that required grad (the number cut and the '
+        'tensor rebuilt from it).'
+    ),
 )

@@ -43,4 +43,8 @@ RULE = Rule(
     hint='Remove the cut (`detach()`, `.data`, the numpy round trip, `torch.tensor(t)`) on the path from the parameters to the loss, or replace the non-differentiable op by a differentiable one (softmax instead of argmax, a soft threshold instead of a comparison).',
     engines=('graddoctor.explain.patterns', 'graddoctor.observers.graph_checks'),
     doc=__doc__,
+    evidence_needed=(
+        'the loss passed to `backward()` had no `grad_fn` (or reached no parameter) although parameters fed '
+        'it, and the op that cut every path (detach, `.data`, a round trip, a freeze) was recorded.'
+    ),
 )

@@ -41,4 +41,8 @@ RULE = Rule(
     hint="Reduce the loss to one number before `backward()`: `loss.mean().backward()` (or `.sum()`), or use a criterion with the default `reduction='mean'`.",
     engines=('graddoctor.explain.patterns', 'graddoctor.observers.graph_checks'),
     doc=__doc__,
+    evidence_needed=(
+        '`backward()` was called, without `gradient=`, on a tensor of more than one element (its shape is '
+        'recorded).'
+    ),
 )

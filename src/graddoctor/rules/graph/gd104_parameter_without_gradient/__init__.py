@@ -68,4 +68,9 @@ RULE = Rule(
     hint='Make the loss depend on these parameters (use the branch, remove the cut), or freeze them with `requires_grad_(False)` and leave them out of the optimizer if they are meant to stay fixed.',
     engines=('graddoctor.explain.patterns',),
     doc=__doc__,
+    evidence_needed=(
+        'after `backward()`, trainable parameters held by an optimizer or used by the model had `grad` None '
+        "on every observed backward, and the loss's graph did not reach them; the cut that separated them is "
+        'named only when deep mode recorded it.'
+    ),
 )

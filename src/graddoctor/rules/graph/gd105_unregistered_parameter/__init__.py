@@ -46,4 +46,8 @@ RULE = Rule(
     detected='RS',
     hint='Register it: wrap a list of modules in `nn.ModuleList` (a dict in `nn.ModuleDict`), and a learnable tensor in `nn.Parameter`, assigned as a module attribute.',
     doc=__doc__,
+    evidence_needed=(
+        "a leaf tensor that requires grad reached the loss's graph and received a gradient, but is in no "
+        '`model.parameters()` and no optimizer.'
+    ),
 )

@@ -41,4 +41,7 @@ RULE = Rule(
     hint="Build the optimizer after the model is final (after replacing layers or `.to(device)`), from `model.parameters()`, or add the missing ones with `optimizer.add_param_group({'params': [...]})`.",
     engines=('graddoctor.observers.replaced_models',),
     doc=__doc__,
+    evidence_needed=(
+        'parameters of a known model received gradients on the observed steps while no optimizer holds them.'
+    ),
 )

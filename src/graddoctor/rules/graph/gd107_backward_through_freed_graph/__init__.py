@@ -42,4 +42,8 @@ RULE = Rule(
     hint='Detach state carried across iterations (`hidden = hidden.detach()` at the start of each batch, truncated BPTT; an LSTM state tuple element by element: `state = tuple(s.detach() for s in state)`). If two losses really share one graph, add them and call `backward()` once; keep `retain_graph=True` for the rare case where you must backpropagate twice.',
     engines=('graddoctor.explain.patterns', 'graddoctor.observers.provenance_explaining'),
     doc=__doc__,
+    evidence_needed=(
+        'PyTorch raised the freed-graph error in `backward()`, and the run saw the tensor carried from the '
+        'previous iteration.'
+    ),
 )

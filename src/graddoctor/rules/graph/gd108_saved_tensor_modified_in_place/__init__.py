@@ -41,4 +41,8 @@ RULE = Rule(
     hint='Use the out-of-place form (`x = x.relu()` instead of `x.relu_()`, `x = x + 1` instead of `x += 1`), or `clone()` the tensor before editing it.',
     engines=('graddoctor.explain.patterns', 'graddoctor.observers.provenance_explaining'),
     doc=__doc__,
+    evidence_needed=(
+        'PyTorch raised the in-place modification error, and deep mode recorded the in-place op on the saved '
+        'tensor.'
+    ),
 )

@@ -39,4 +39,7 @@ RULE = Rule(
     hint='Edit parameters under `torch.no_grad()` (`with torch.no_grad(): w.fill_(0)`), or compute a new tensor out of place. Never write through `.data` during training.',
     engines=('graddoctor.explain.patterns', 'graddoctor.observers.provenance'),
     doc=__doc__,
+    evidence_needed=(
+        'an in-place op (or a `.data` write) on a leaf that requires grad was recorded outside `no_grad`.'
+    ),
 )

@@ -50,4 +50,8 @@ RULE = Rule(
     hint='Compute the forward pass and the loss with gradient recording on: move them out of `torch.no_grad()` / `torch.inference_mode()`, or remove the `@torch.no_grad()` decorator from the helper used in training.',
     engines=('graddoctor.observers.graph_checks',),
     doc=__doc__,
+    evidence_needed=(
+        'the loss, or the part of the forward pass trainable parameters feed, was computed with grad mode off '
+        "(the region's entry is recorded)."
+    ),
 )

@@ -48,4 +48,8 @@ RULE = Rule(
     detected='R',
     hint='Check the masking, the activation (a saturated sigmoid/tanh, a dead ReLU, a step function) or the weight initialisation on the path to this parameter.',
     doc=__doc__,
+    evidence_needed=(
+        "a parameter's gradient was present and exactly zero on every one of at least 5 measured optimizer "
+        'steps, and the parameter never moved (`zero_steps` in evidence).'
+    ),
 )

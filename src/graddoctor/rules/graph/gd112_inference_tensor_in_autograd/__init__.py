@@ -42,4 +42,8 @@ RULE = Rule(
     hint='Create the cached tensor under `torch.no_grad()` instead of `torch.inference_mode()`, or `clone()` it outside inference mode before using it in training.',
     engines=('graddoctor.explain.patterns', 'graddoctor.observers.provenance_explaining'),
     doc=__doc__,
+    evidence_needed=(
+        "a tensor born under `inference_mode` was used where autograd must save it (PyTorch's error, or the "
+        "tensor's birth line recorded)."
+    ),
 )

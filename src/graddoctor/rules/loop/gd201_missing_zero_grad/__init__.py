@@ -50,4 +50,8 @@ RULE = Rule(
     hint='Call `optimizer.zero_grad()` once per optimizer step (at the start of the iteration, or right after `step()`).',
     engines=('graddoctor.observers.loop_audit',),
     doc=__doc__,
+    evidence_needed=(
+        'the loop audit saw two or more optimizer steps with gradients accumulated across them: no '
+        '`zero_grad()` (or equivalent clearing) between the steps of that optimizer.'
+    ),
 )

@@ -45,4 +45,7 @@ RULE = Rule(
     hint='Move `zero_grad()` before `backward()` (or after `step()`).',
     engines=('graddoctor.observers.loop_audit',),
     doc=__doc__,
+    evidence_needed=(
+        'the loop audit saw `zero_grad()` between `backward()` and `step()` of the same optimizer.'
+    ),
 )

@@ -44,4 +44,7 @@ RULE = Rule(
     hint='Call `optimizer.step()` after `loss.backward()` in every iteration (every k-th with gradient accumulation).',
     engines=('graddoctor.observers.loop_audit',),
     doc=__doc__,
+    evidence_needed=(
+        'two or more completed `backward()` calls and no optimizer step in the whole run.'
+    ),
 )

@@ -40,4 +40,8 @@ RULE = Rule(
     detected='R',
     hint="Check the learning rate (`optimizer.param_groups[i]['lr']`), that the parameters require grad, and that gradients reach them before `step()`.",
     doc=__doc__,
+    evidence_needed=(
+        'every measured step of an optimizer left its parameters unchanged: lr 0, every gradient None or '
+        'exactly zero (counts in evidence).'
+    ),
 )

@@ -44,4 +44,8 @@ RULE = Rule(
     hint="Step epoch-based schedulers (StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, ReduceLROnPlateau) once per epoch, after the epoch's `optimizer.step()` calls; call `scheduler.step()` after `optimizer.step()`.",
     engines=('graddoctor.observers.loop_audit',),
     doc=__doc__,
+    evidence_needed=(
+        "the scheduler's `step()` ran before the first `optimizer.step()`, or an epoch-based scheduler "
+        'stepped once per optimizer step (counts in evidence).'
+    ),
 )

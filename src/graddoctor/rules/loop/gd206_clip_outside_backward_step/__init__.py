@@ -48,4 +48,7 @@ RULE = Rule(
     hint='Clip between `loss.backward()` and `optimizer.step()`.',
     engines=('graddoctor.observers.loop_audit',),
     doc=__doc__,
+    evidence_needed=(
+        'gradient clipping ran after `step()` or before `backward()` in the observed order of events.'
+    ),
 )

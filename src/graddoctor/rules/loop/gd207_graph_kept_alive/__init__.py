@@ -56,4 +56,8 @@ RULE = Rule(
     hint='Accumulate numbers, not tensors: `total += loss.item()` (or `loss.detach()`); run evaluation under `torch.no_grad()`.',
     engines=('graddoctor.explain.training_patterns',),
     doc=__doc__,
+    evidence_needed=(
+        'tensors with autograd history were kept alive across optimizer steps (the kept graph and the line '
+        'that keeps it are recorded).'
+    ),
 )

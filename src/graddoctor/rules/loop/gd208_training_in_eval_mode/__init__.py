@@ -37,4 +37,7 @@ RULE = Rule(
     hint='Call `model.train()` before the training loop (and again after each evaluation that called `model.eval()`).',
     engines=('graddoctor.observers.loop_audit',),
     doc=__doc__,
+    evidence_needed=(
+        'optimizer steps were taken while modules with dropout or batch normalisation were in eval mode.'
+    ),
 )

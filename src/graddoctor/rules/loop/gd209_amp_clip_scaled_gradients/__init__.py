@@ -43,4 +43,8 @@ RULE = Rule(
     hint='Call `scaler.unscale_(optimizer)` before clipping: `scaler.scale(loss).backward(); scaler.unscale_(optimizer); clip_grad_norm_(...); scaler.step(optimizer)`.',
     engines=('graddoctor.explain.patterns', 'graddoctor.observers.loop_audit'),
     doc=__doc__,
+    evidence_needed=(
+        'clipping ran between `scaler.scale(loss).backward()` and `scaler.step()` without `scaler.unscale_()` '
+        'first.'
+    ),
 )

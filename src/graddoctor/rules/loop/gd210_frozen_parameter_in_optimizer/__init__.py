@@ -29,4 +29,7 @@ RULE = Rule(
     detected='R',
     hint='Pass only trainable parameters, keeping your optimizer class and arguments: `(p for p in model.parameters() if p.requires_grad)` in place of `model.parameters()`. If every parameter is frozen, unfreeze the layers that should learn instead.',
     doc=__doc__,
+    evidence_needed=(
+        "a parameter with `requires_grad=False` is in an optimizer's parameter groups (information only)."
+    ),
 )

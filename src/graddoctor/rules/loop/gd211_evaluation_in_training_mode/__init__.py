@@ -42,4 +42,8 @@ RULE = Rule(
     detected='RS',
     hint='Call `model.eval()` before evaluating (and `model.train()` again before the next training step).',
     doc=__doc__,
+    evidence_needed=(
+        'an evaluation pass (no backward, or under no_grad) ran with modules in training mode that change the '
+        'output (dropout p > 0, batch/instance norm with running statistics).'
+    ),
 )

@@ -39,4 +39,7 @@ RULE = Rule(
     hint='Find the first op that produced NaN/Inf (a log or division of zero, an overflow in float16, a too-large learning rate); clamp inputs (`log(x.clamp_min(1e-8))`), use the fused stable losses (`cross_entropy` on logits, `BCEWithLogitsLoss`), or lower the learning rate.',
     engines=('graddoctor.observers.graph_checks',),
     doc=__doc__,
+    evidence_needed=(
+        'a loss value read back by the run was NaN or infinite (the step and value are recorded).'
+    ),
 )

@@ -39,4 +39,8 @@ RULE = Rule(
     hint='Find the first op whose backward produced NaN/Inf (sqrt or pow at 0, a division by a small number, an overflow); add an epsilon, clip, or lower the learning rate.',
     engines=('graddoctor.explain.patterns',),
     doc=__doc__,
+    evidence_needed=(
+        'a gradient norm measured before a step was NaN or infinite (the first step, layer and parameters are '
+        'recorded).'
+    ),
 )

@@ -39,4 +39,8 @@ RULE = Rule(
     detected='R',
     hint='Clip the gradient norm (`torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)` between backward and step), lower the learning rate, or add normalisation.',
     doc=__doc__,
+    evidence_needed=(
+        "the total gradient norm grew to at least 1e3 times the median of the run's first 5 measured steps "
+        '(or crossed a user-set `explode_norm`, which alone is info).'
+    ),
 )

@@ -33,4 +33,9 @@ RULE = Rule(
     detected='R',
     hint='Tune the learning rate: the size of an update relative to the weight is healthy around 1e-3 per step.',
     doc=__doc__,
+    evidence_needed=(
+        "the median update/weight ratio at full learning rate (or an adaptive optimizer's first full-lr step) "
+        "outside [1e-6, 0.5], and the run's own harm: a non-finite loss, a loss that shot up, or one that did "
+        'not fall. Without harm: info.'
+    ),
 )

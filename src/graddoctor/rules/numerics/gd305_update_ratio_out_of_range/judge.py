@@ -11,15 +11,9 @@ from __future__ import annotations
 
 from graddoctor.finding import Finding, Severity
 from graddoctor.numerics.harm import falls, harm
+from graddoctor.numerics.optimizers import ADAPTIVE
 from graddoctor.numerics.places import related
 from graddoctor.rules import make
-
-# Optimizers whose step moves each weight by about `lr`, whatever the gradient's size
-# (the gradient is divided by its own running RMS, or only its sign is used). Adadelta is
-# not one: its `lr` (1.0 by default) scales a ratio of running averages.
-ADAPTIVE = frozenset({"Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Adagrad", "SparseAdam",
-                      "Adafactor", "Lion", "FusedAdam", "Adam8bit", "AdamW8bit", "PagedAdamW"})
-
 
 # The cause each GD305 names, as data: conclusions read it (GD505 after a too-large rate), never the hint.
 TOO_LARGE = {"lr": "too_large"}

@@ -9,10 +9,13 @@ generator) is a series of its own. The first and last quarter of the series (at 
 are compared by their medians, against the series' own step-to-step noise.
 
 It is a warning only when a cause was found (no gradient reaches the optimized parameters, a
-learning rate of 0 or far off, vanishing gradients, a loop finding, or any other error or warning of
+learning rate of 0 or far off, a schedule that brought the rate to ~0 (below 1e-3 of its largest) for
+the last quarter of the steps or more, named with the step it got there, vanishing gradients, a loop finding, or any other error or warning of
 the same report, such as a scheduler stepped per batch, GD205, or probabilities fed to a logits
 loss, GD501) or when a supervised loss clearly diverges. The other findings that explain the stall
-are named, with their lines, before the data, the labels or the loss function are mentioned.
+are named, with their lines, before the data, the labels or the loss function are mentioned, and are
+listed before it. A code is named only when the report holds it as an error or warning: a cause that is
+only another finding (a loop finding) goes when that finding is not reported.
 
 Stays silent (or at most info) on: losses that are not meant to fall steadily, which are at most
 info and only with a cause: adversarial pairs (two optimizers over disjoint parameters where one loss runs through the
@@ -44,4 +47,10 @@ RULE = Rule(
     detected='R',
     hint='Look at the other findings for the cause; if there are none, check the learning rate, the data and labels, and try overfitting a single batch.',
     doc=__doc__,
+    evidence_needed=(
+        'a loss series of 30+ steps whose last-quarter median is not 1% below its first-quarter median '
+        'against its own noise, and a cause found from measurements (no gradient, lr 0 or a schedule decayed '
+        'to ~0, a learning rate far off, vanishing updates) or reported findings, or a clear divergence. '
+        'Codes are named only when the report holds them. Otherwise info.'
+    ),
 )

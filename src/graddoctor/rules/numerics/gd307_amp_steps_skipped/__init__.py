@@ -30,4 +30,7 @@ RULE = Rule(
     hint='Find where the float16 values overflow (keep softmax/normalisation in float32, avoid large constants), or train in bfloat16.',
     engines=('graddoctor.observers.loop_audit',),
     doc=__doc__,
+    evidence_needed=(
+        'GradScaler skipped more than half of at least 8 steps (its scale fell on each skipped step).'
+    ),
 )
