@@ -144,7 +144,8 @@ class Run:
         if static:
             files = executed_files(script, self._modules_before or set())
             found = static_findings(files, dict([cell]) if cell else None)
-            report.findings = sort_findings(report.findings + merge_static(report.findings, found))
+            added = merge_static(report.findings, found, self.session.observers)
+            report.findings = sort_findings(report.findings + added)
         self.report = report
         return report
 

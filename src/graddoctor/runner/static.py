@@ -66,13 +66,17 @@ def static_findings(files: list[str], texts: dict[str, str] | None = None) -> li
     return found
 
 
-def merge_static(runtime: list[Finding], static: list[Finding]) -> list[Finding]:
-    """`static` findings the run does not already report at the same place, marked as such."""
+def merge_static(runtime: list[Finding], static: list[Finding], observers: list = ()) -> list[Finding]:
+    """`static` findings the run does not already report at the same place, marked as such.
+
+    A static finding that an observer's measurement contradicts (`static_contradicted`: the run saw
+    the model in eval mode at the line lint called an evaluation in training mode) is dropped."""
     seen = {(f.code, f.file, f.line) for f in runtime}
+    judges = [o.static_contradicted for o in observers if hasattr(o, "static_contradicted")]
     added: list[Finding] = []
     for finding in static:
         key = (finding.code, finding.file, finding.line)
-        if key in seen:
+        if key in seen or any(judge(finding) for judge in judges):
             continue
         seen.add(key)
         added.append(finding.with_(source="static"))
