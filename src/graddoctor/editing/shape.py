@@ -132,3 +132,8 @@ def optimized_model(src: Source, optimizer: str) -> str | None:
             models |= {name_of(src, receiver(c)) for c in calls_in(src, node.value, "parameters")}
     models.discard(None)
     return models.pop() if len(models) == 1 else None
+
+
+def built_optimizers(src: Source) -> set[str]:
+    """The names the file assigns a `torch.optim` optimizer to (`g_optimizer = Adam(...)`)."""
+    return {t for t in _assigned_from(src, _is_optimizer_call) if t}

@@ -76,11 +76,41 @@ class DDPObserver(Observer):
         self.samples: list[dict] = []
         self._indexes: list[int] = []  # the step index of each sample, for thinning
         self._gd401: Finding | None = None
+        self._hooks: list = []
+        self._stopped = False
+        self._inside = 0  # DDP forwards in progress: the wrapped module's own call is no bypass
+        self.unwrapped: Location | None = None  # a training forward of the wrapped module without DDP
 
     def _find_ddp(self) -> list:
         if self._ddp is None:
             self._ddp = ddp_modules(self.session.models())
+            for ddp in self._ddp if not self._stopped else ():  # findings() after stop() hooks nothing
+                self._hooks += [ddp.register_forward_pre_hook(self._enter), ddp.register_forward_hook(self._leave),
+                                ddp.module.register_forward_pre_hook(self._bypass)]
         return self._ddp
+
+    def stop(self) -> None:
+        self._stopped = True
+        for handle in self._hooks:
+            handle.remove()
+        self._hooks = []
+
+    # --- what made the replicas differ: the model called without its wrapper ----------------------
+
+    def _enter(self, module, args) -> None:
+        self._inside += 1
+
+    def _leave(self, module, args, output) -> None:
+        self._inside = max(0, self._inside - 1)
+
+    def _bypass(self, module, args) -> None:
+        # `model.module(x)` in training: its gradients never pass DDP's all-reduce, so this rank's
+        # update differs from the others'. (An evaluation under no_grad changes nothing.)
+        if self._inside or self.unwrapped is not None or not torch.is_grad_enabled() or not module.training:
+            return
+        if torch.compiler.is_compiling():
+            return
+        self.unwrapped = user_location()
 
     def _named(self, ddp) -> list[tuple[str, torch.Tensor]]:
         """The parameters of the model DDP wraps, named as every finding names them (`model.aux.weight`),
@@ -166,7 +196,10 @@ class DDPObserver(Observer):
                 name: fingerprint(p) for d, ddp in enumerate(ddps)
                 for name, p in ((f"{d}:{n}" if d else n, p) for n, p in self._named(ddp))
             }
-        self.samples.append({"step": event.step, "file": where.shown()["file"], "line": where.line, "prints": prints})
+        sample = {"step": event.step, "file": where.shown()["file"], "line": where.line, "prints": prints}
+        if self.unwrapped is not None and self.unwrapped.file:
+            sample["cause"] = {"file": self.unwrapped.shown()["file"], "line": self.unwrapped.line, "kind": "unwrapped"}
+        self.samples.append(sample)
         self._indexes.append(index)
         while len(self.samples) > max(self.max_samples, self.sample_first):
             self._thin()

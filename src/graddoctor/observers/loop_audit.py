@@ -73,7 +73,7 @@ class LoopAudit(Observer):
         if st.first_step_where is NOWHERE:
             st.first_step_where = event.where
         backward_since = self.last_backward_tick > st.last_step_tick
-        if backward_since and st.steps and st.last_zero_tick < st.last_step_tick:
+        if backward_since and st.steps and st.last_zero_tick < st.last_step_tick and _same_pass(st, event):
             if st.after_step is None or not st.after_step.cleared(self.backwards, self.writes):
                 self._add("GD201", id(event.optimizer), _missing_zero_grad(event))
         filled = st.grads_tick > st.last_step_tick
@@ -299,6 +299,18 @@ class LoopAudit(Observer):
     def _steps_by_id(self, key: int) -> int | None:
         st = self._states.get(key)
         return st.steps if st is not None else None
+
+
+def _same_pass(st: OptimizerState, event: StepEvent) -> bool:
+    """Whether a manual update begins with the parameter whose gradient the previous step marked.
+
+    A script that trains a second model by hand after a first (PyTorch's nn_tutorial: raw tensors,
+    then an nn.Module cleared with `model.zero_grad()`) updates other parameters: the mark of the
+    first model's last step says nothing about the gradients of the second."""
+    if not isinstance(event.optimizer, ManualUpdates) or st.after_step is None:
+        return True
+    updating = event.optimizer.updating
+    return updating is None or updating() is st.after_step.param()
 
 
 def _missing_zero_grad(event: StepEvent) -> Finding:

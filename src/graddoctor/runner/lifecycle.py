@@ -144,7 +144,7 @@ class Run:
         if static:
             files = executed_files(script, self._modules_before or set())
             found = static_findings(files, dict([cell]) if cell else None)
-            report.findings = sort_findings(merge_static(report.findings, found))
+            report.findings = sort_findings(merge_static(report.findings, found, self.session.observers))
         self.report = report
         return report
 

@@ -72,10 +72,13 @@ def static_findings(files: list[str], texts: dict[str, str] | None = None) -> li
 _ONE_PER_CAUSE = frozenset({"GD501"})
 
 
-def merge_static(runtime: list[Finding], static: list[Finding]) -> list[Finding]:
+def merge_static(runtime: list[Finding], static: list[Finding], observers: list = ()) -> list[Finding]:
     """The run's findings with `static` merged in: each static finding the run does not already report at the
     same place is added, marked as such; a runtime finding of `_ONE_PER_CAUSE` about the same loss line as a
-    static one moves to the static line (the layer), its own line kept as a related one, and the static one goes."""
+    static one moves to the static line (the layer), its own line kept as a related one, and the static one goes.
+
+    A static finding that an observer's measurement contradicts (`static_contradicted`: the run saw
+    the model in eval mode at the line lint called an evaluation in training mode) is dropped."""
     static = list(static)
     merged: list[Finding] = []
     for finding in runtime:
@@ -89,9 +92,10 @@ def merge_static(runtime: list[Finding], static: list[Finding]) -> list[Finding]
         merged.append(finding.with_(file=twin.file, line=twin.line, column=twin.column,
                                     related=related + list(finding.related)))
     seen = {(f.code, f.file, f.line) for f in merged}
+    judges = [o.static_contradicted for o in observers if hasattr(o, "static_contradicted")]
     for finding in static:
         key = (finding.code, finding.file, finding.line)
-        if key in seen:
+        if key in seen or any(judge(finding) for judge in judges):
             continue
         seen.add(key)
         merged.append(finding.with_(source="static"))

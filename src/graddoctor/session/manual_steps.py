@@ -52,6 +52,9 @@ class ManualUpdates(torch.optim.Optimizer):
         # version right after the update: a loop may clear each gradient as soon as it used
         # it (`p -= lr * p.grad; p.grad.zero_()`), before the step is over.
         self.first_update: tuple[weakref.ref, weakref.ref, int] | None = None
+        # The parameter whose update begins the step in progress: a script that trains a second
+        # model by hand after a first one updates other parameters than the previous step did.
+        self.updating: weakref.ref | None = None
 
     def step(self, closure=None):  # pragma: no cover - never called: the loop steps by hand
         return None
@@ -195,6 +198,7 @@ class ManualSteps:
                     self._expected = len(leaves)
         finally:
             self._busy = False
+        self.optimizer.updating = weakref.ref(param)
         for session in self._sessions():
             session.begin_step(self.optimizer, where)
 

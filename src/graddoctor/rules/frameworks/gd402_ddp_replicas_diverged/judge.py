@@ -14,7 +14,7 @@ import hashlib
 import json
 from typing import Callable
 
-from graddoctor.finding import Finding
+from graddoctor.finding import Finding, Related
 from graddoctor.graph.phrases import name_list, plural
 from graddoctor.rules import make
 
@@ -77,15 +77,33 @@ def replicas_diverged(samples: dict[int, list[dict]],
         f"{name_list(names)} ({plural(len(names), 'parameter')}) {'differs' if len(names) == 1 else 'differ'}"
         if names else "the parameters differ"
     )
+    message = (f"After optimizer step {step}, {what} between rank 0 and {ranks_phrase(ranks)}: the replicas "
+               "are no longer the same model, so each rank trains its own copy on averaged gradients.")
+    evidence = {"step": step, "ranks": list(ranks), "parameters": len(names)}
+    cause = _cause(samples, [0, *ranks], step)
+    if cause is None:
+        # The line that made them differ is not known: the step is where it shows; say what to look for.
+        return make("GD402", message + " Look above this step for the model called without its DDP wrapper "
+                    "(`model.module(x)` while training), parameters changed on one rank only, or a dtype or device "
+                    "conversion of the model after it was wrapped.",
+                    subjects=names, step=step, file=base.get("file"), line=base.get("line"), evidence=evidence)
     return make(
         "GD402",
-        f"After optimizer step {step}, {what} between rank 0 and {ranks_phrase(ranks)}: the replicas "
-        "are no longer the same model, so each rank trains its own copy on averaged gradients.",
-        subjects=names,
-        step=step,
-        file=base.get("file"),
-        line=base.get("line"),
+        message + " Here the wrapped model is called directly, not through DistributedDataParallel: its gradients "
+        "skip DDP's all-reduce, so each rank applies its own.",
+        hint="Call the DDP wrapper (`ddp_model(x)`), not `ddp_model.module(x)`, in every training forward.",
+        subjects=names, step=step, file=cause["file"], line=cause["line"], evidence={**evidence, "cause": cause["kind"]},
+        related=[Related(base.get("file"), base.get("line"), f"the replicas differ after this step (step {step})")],
     )
+
+
+def _cause(samples: dict[int, list[dict]], ranks: list[int], step: int) -> dict | None:
+    """The first recorded cause (a line that made the replicas differ) in a sample up to `step`."""
+    for rank in ranks:
+        for sample in samples.get(rank, []):
+            if sample["step"] <= step and sample.get("cause"):
+                return sample["cause"]
+    return None
 
 
 def ranks_phrase(ranks: list[int]) -> str:

@@ -170,6 +170,10 @@ def _optimizer_inputs(a: FileAnalysis) -> set[str]:
             for sub in ast.walk(node):
                 if type(sub) is ast.Attribute:
                     out.add(sub.attr)
+                    prop = methods.get(sub.attr)  # `AdamW(model.shard_params)`: a property's body
+                    if prop is not None and id(prop) not in seen:
+                        seen.add(id(prop))
+                        todo.extend(r.value for r in returned(a, prop))
                 elif type(sub) is ast.Name:
                     out.add(sub.id)
                 elif type(sub) is ast.Call:
@@ -177,5 +181,10 @@ def _optimizer_inputs(a: FileAnalysis) -> set[str]:
                     fn = a.functions.get(name) if type(sub.func) is ast.Name else methods.get(name)
                     if fn is not None and id(fn) not in seen:
                         seen.add(id(fn))
+                        # what the helper returns or yields, or builds them from (`params = list(self.shards)`)
                         todo.extend(r.value for r in returned(a, fn))
+                        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(fn)):
+                            todo.append(fn)  # a generator: what it loops over is what it yields
+                        else:
+                            todo.extend(n for n in ast.walk(fn) if isinstance(n, ast.Assign))
     return out

@@ -17,10 +17,13 @@ def edit(finding: Finding, src: Source) -> Change | None:
     if not isinstance(assign, (cst.Assign, cst.AnnAssign)) or assign.value is None:
         return None
     value, nn = assign.value, nn_prefix(src)
-    if isinstance(value, (cst.List, cst.ListComp)):
-        wrapper = f"{nn}.ModuleList"
-    elif isinstance(value, (cst.Dict, cst.DictComp)):
-        wrapper = f"{nn}.ModuleDict"
+    if isinstance(value, (cst.List, cst.ListComp, cst.Dict, cst.DictComp)):
+        # nn.ModuleList([nn.Parameter(...)]) raises TypeError: Parameters go to a ParameterList
+        held = _elements(src, assign, value)
+        if held is None:
+            return None
+        kind = "List" if isinstance(value, (cst.List, cst.ListComp)) else "Dict"
+        wrapper = f"{nn}.{held}{kind}"
     elif isinstance(value, cst.Call) and _requires_grad(value) is not None:
         kept = [a for a in value.args if a is not _requires_grad(value)]
         if kept:
@@ -39,3 +42,43 @@ def _requires_grad(call: cst.Call) -> cst.Arg | None:
                 and arg.value.value == "True":
             return arg
     return None
+
+
+def _elements(src: Source, assign: cst.CSTNode, value: cst.BaseExpression) -> str | None:
+    """"Parameter" when the container holds `nn.Parameter`s, "Module" when it holds layers, else None
+    (mixed, or nothing that says): read from its literal, or from what `.append(...)` adds to it later."""
+    texts = [src.code(value)]
+    if not getattr(value, "elements", None) and isinstance(value, (cst.List, cst.Dict)):
+        targets = [t.target for t in getattr(assign, "targets", ())] or [getattr(assign, "target", None)]
+        names = {src.code(t) for t in targets if t is not None}
+        texts += [src.code(c.args[-1].value) for c in src.nodes(cst.Call)
+                  if isinstance(c.func, cst.Attribute) and c.func.attr.value in ("append", "insert") and c.args
+                  and src.code(c.func.value) in names]
+    calls = [n for text in texts for n in _called(text)]
+    params = [n for n in calls if n == "Parameter"]
+    modules = [n for n in calls if n != "Parameter" and n[:1].isupper()]
+    if params and not modules:
+        return "Parameter"
+    if modules and not params:
+        return "Module"
+    return None
+
+
+def _called(text: str) -> list[str]:
+    """The names of the callables called in `text` (`nn.Linear(4, 2)` -> ["Linear"])."""
+    try:
+        tree = cst.parse_expression(text)
+    except cst.ParserSyntaxError:
+        return []
+    out: list[str] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            if isinstance(func, cst.Attribute):
+                out.append(func.attr.value)
+            elif isinstance(func, cst.Name):
+                out.append(func.value)
+
+    tree.visit(_Calls())
+    return out

@@ -8,7 +8,7 @@ the missing modules added. (A whole model replaced by a copy is told apart by
 
 from __future__ import annotations
 
-from graddoctor.finding import Finding, Related
+from graddoctor.finding import Finding, Related, Severity
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.graph.optimizer_call import orphan_modules, with_params_call
 from graddoctor.graph.phrases import name_list, plural
@@ -37,6 +37,21 @@ def parameters_not_in_optimizer(
             else ""
         )
         related_opt = [Related(o.created_at.shown()["file"], o.created_at.line, f"{o.label} built here") for o in optimizers[1:]]
+        part = None if also else _one_submodule(index, optimizers)
+        if part is not None:
+            # `optim.Adam(model._fc.parameters())`: fine-tuning one part on purpose; the rest only
+            # costs backward work. Worth knowing, not an error.
+            out.append(make(
+                "GD106",
+                f"{optimizers[0].label} holds exactly the parameters of `{part}`; the other "
+                f"{plural(len(names), 'parameter')} ({name_list(names)}) receive gradients that nothing uses.",
+                hint=f"If only `{part}` should train, freeze the rest (`requires_grad_(False)`) to save the "
+                     "backward work; otherwise give them to the optimizer too.",
+                severity=Severity.INFO, subjects=names, step=step,
+                evidence={"optimizer_holds": part, "unused_gradients": len(names)},
+                **first.created_at.shown(),
+            ))
+            return out
         hint = None
         if not also:
             # no layer was replaced: these modules were simply never handed to the optimizer
@@ -53,7 +68,22 @@ def parameters_not_in_optimizer(
                 step=step,
                 hint=hint,
                 related=related_opt,
+                evidence={"unused_gradients": len(names), "stale_parameters": stale},
                 **first.created_at.shown(),
             )
         )
     return out
+
+
+def _one_submodule(index: ModelIndex, optimizers: list[OptimizerRecord]) -> str | None:
+    """The submodule whose parameters are exactly those of the one optimizer (`Adam(model._fc.parameters())`)."""
+    if len(optimizers) != 1:
+        return None
+    held = optimizers[0].param_ids()
+    if not held:
+        return None
+    for label, model in index.models.items():
+        for name, module in model.named_modules():
+            if name and {id(p) for p in module.parameters()} == held:
+                return f"{label}.{name}"
+    return None

@@ -26,6 +26,7 @@ reinforcement-learning episode's losses, a MAML outer step's task losses).
 from __future__ import annotations
 
 import ast
+import collections
 import linecache
 import sys
 import weakref
@@ -63,8 +64,10 @@ class _Recorder(TorchFunctionMode):
         self.session = session
         self.failed = False  # our bookkeeping failed once: recorded, then the window records nothing more
         self.extended: dict[tuple, list] = {}  # (file, line) -> followed nodes of results that extended an old graph
+        self.extended_params: dict[tuple, set] = {}  # (file, line) -> parameter ids those old graphs reach
         self.made: dict[tuple, list] = {}  # (file, line) -> weakrefs of tensors with history made there
         self.tracked = 0
+        self.steps_at_open: dict[int, int] = {}  # optimizer id -> its steps when the window opened
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
@@ -90,7 +93,7 @@ class _Recorder(TorchFunctionMode):
                     break
         if not old and self.tracked >= _MAX_TRACKED:
             return
-        where = self._where()
+        where = self._where(inside_model=old)
         if where is None:
             return
         if old:
@@ -98,19 +101,28 @@ class _Recorder(TorchFunctionMode):
             # result is dropped or rebound (an accuracy after `step()`, `_, pred = out.topk(1)`)
             # keeps nothing alive for long; a running total's node is chained into the next one
             self.extended.setdefault(where, []).extend(follow(t.grad_fn) for t in fresh)
+            if where not in self.extended_params:  # once per line: the graph is walked, bounded
+                self.extended_params[where] = reached_parameters(fresh[0].grad_fn)
         if self.tracked < _MAX_TRACKED:
             refs = self.made.setdefault(where, [])
             for t in fresh:
                 refs.append(weakref.ref(t))
                 self.tracked += 1
 
-    def _where(self) -> tuple | None:
-        """The line in the training loop's own function, else the outermost user line below it."""
+    def _where(self, inside_model: bool = False) -> tuple | None:
+        """The line in the training loop's own function, else the outermost user line below it.
+
+        `inside_model`: an op that extends an old graph inside a user module's method
+        (`self.running = (1 - m) * self.running + m * mean` in a hand-written batch norm) is
+        named at that line, where the history is kept, not at the loop's `output = model(x)`."""
         frame = sys._getframe(3)
         outer = None
         while frame is not None:
             code = frame.f_code
             if code is self.loop_code:
+                return (code.co_filename, frame.f_lineno)
+            if inside_model and is_user_file(code.co_filename) and \
+                    isinstance(frame.f_locals.get("self"), torch.nn.Module):
                 return (code.co_filename, frame.f_lineno)
             if is_user_file(code.co_filename):
                 outer = (code.co_filename, frame.f_lineno)
@@ -217,6 +229,7 @@ class KeptAlive(Observer):
 
     def _open(self, step: int) -> None:
         recorder = _Recorder(_sequence_now(), self._loop_code, self.session)
+        recorder.steps_at_open = dict(self.session.discovered.steps_by_optimizer)
         recorder.__enter__()
         self._recorder, self._opened_at = recorder, step
         self.windows += 1
@@ -233,13 +246,32 @@ class KeptAlive(Observer):
             return  # what it holds is partial: no finding from it
         for where, refs in recorder.extended.items():
             if any(r() is not None for r in refs):
-                self._report(where, None)
+                spanned = self._spanned(recorder, recorder.extended_params.get(where, set()))
+                if spanned >= 2:
+                    self._report(where, None, spanned)
         for where, refs in recorder.made.items():
-            alive = sum(1 for r in refs if r() is not None)
+            alive = [t for t in (r() for r in refs) if t is not None]
             if alive:
-                self._report(where, (alive, steps_later))
+                reached: set = set()
+                for t in alive[:8]:
+                    reached |= reached_parameters(t.grad_fn)
+                spanned = self._spanned(recorder, reached)
+                if spanned >= 2:
+                    self._report(where, (len(alive), steps_later), spanned)
 
-    def _report(self, where: tuple, alive: tuple | None) -> None:
+    def _spanned(self, recorder: _Recorder, param_ids: set) -> int:
+        """The most steps taken since the window opened by an optimizer holding one of `param_ids`:
+        history is kept across steps only if the optimizer of its parameters has stepped since."""
+        now = self.session.discovered.steps_by_optimizer
+        before = recorder.steps_at_open
+        out = 0
+        for record in self.session.optimizers():
+            key = id(record.optimizer)
+            if key in now and not param_ids.isdisjoint(record.param_ids()):
+                out = max(out, now[key] - before.get(key, 0))
+        return out
+
+    def _report(self, where: tuple, alive: tuple | None, spanned: int) -> None:
         if where in self._found:
             return
         loc = Location(where[0], where[1])
@@ -253,6 +285,7 @@ class KeptAlive(Observer):
                        "a running total or an attribute): each one keeps its graph, so memory grows step after step.")
         hint = _accumulation_fix(where) if alive is None else None
         evidence = {"chained_graph": True} if alive is None else {"alive": alive[0], "steps_later": alive[1]}
+        evidence["optimizer_steps_spanned"] = spanned
         self._found[where] = make("GD207", message, hint=hint, evidence=evidence, **loc.shown())
 
     def stop(self) -> None:
@@ -272,6 +305,27 @@ class KeptAlive(Observer):
             if not any(f == file and 0 <= n - line <= _NEAR for f, n in self._found):
                 out.append(found)
         return out
+
+
+_WALK_LIMIT = 2000  # graph nodes visited to find which parameters a kept history reaches
+
+
+def reached_parameters(node) -> set:
+    """Ids of the leaf tensors that the autograd graph under `node` accumulates into (bounded walk,
+    newest nodes first: the latest iteration's parameters are found before the chain's tail)."""
+    found: set = set()
+    seen: dict = {}  # id -> node, held so that no id is reused during the walk
+    todo = collections.deque([node] if node is not None else [])
+    while todo and len(seen) < _WALK_LIMIT:
+        current = todo.popleft()
+        if current is None or id(current) in seen:
+            continue
+        seen[id(current)] = current
+        variable = getattr(current, "variable", None)
+        if isinstance(variable, torch.Tensor):
+            found.add(id(variable))
+        todo.extend(n for n, _ in current.next_functions)
+    return found
 
 
 def _fate(pile: Pile, lag: int) -> str:

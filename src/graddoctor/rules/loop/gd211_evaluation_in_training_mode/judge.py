@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import linecache
+import re
 import sys
 import weakref
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from graddoctor.finding import Finding, Related
+from graddoctor.finding import Finding, Related, Severity
 from graddoctor.internal import record_internal_error
 from graddoctor.locate import Location, display_path, user_frame
 from graddoctor.loop import train_modes
@@ -45,9 +46,13 @@ _MAX_PENDING = 256  # forwards kept per model between two of its steps (an evalu
 
 
 def _sensitive(module: nn.Module) -> bool:
-    if isinstance(module, nn.modules.instancenorm._InstanceNorm):
+    """Whether the module's output differs between training and eval mode: dropout that drops
+    (p > 0; `drop_rate=0.0` is the same in both), a norm layer with running statistics."""
+    if isinstance(module, nn.modules.dropout._DropoutNd):
+        return float(module.p) > 0
+    if isinstance(module, (nn.modules.batchnorm._BatchNorm, nn.modules.instancenorm._InstanceNorm)):
         return bool(module.track_running_stats)
-    return isinstance(module, SENSITIVE)
+    return False
 
 
 @dataclass
@@ -91,6 +96,7 @@ class EvaluationInTrainingMode(Observer):
         # optimizer id -> (the optimizer, weakly: a freed one's id may be the next fold's; its models)
         self._optimizers: dict[int, tuple[weakref.ref, list[_Model]]] = {}
         self._readers: dict[int, object] = {}  # root id -> the hook handle of a model without such layers
+        self.eval_lines: set[tuple] = set()  # (file, line) of forwards seen in eval mode: lint's GD211 there is wrong
 
     # --- lifetime ---------------------------------------------------------------------------
 
@@ -172,7 +178,12 @@ class EvaluationInTrainingMode(Observer):
 
     def _hook(self, model: _Model):
         def hook(module: nn.Module, args, output) -> None:
-            if not module.training or self.in_backward or torch.compiler.is_compiling():
+            if self.in_backward or torch.compiler.is_compiling():
+                return
+            if not module.training:
+                frame = user_frame(sys._getframe(1))
+                if frame is not None and len(self.eval_lines) < _MAX_PENDING:
+                    self.eval_lines.add((display_path(frame.f_code.co_filename), frame.f_lineno))
                 return
             try:
                 self._forward(model, args, output)
@@ -250,7 +261,8 @@ class EvaluationInTrainingMode(Observer):
         for model, record, count in self.found.values():
             if model.feeds_model:
                 continue  # a generator sampled in training mode: what GAN code does on purpose
-            file, line, _ = record.where
+            file, line, function = record.where
+            metric = metric_line(file, line)
             layers = ", ".join(record.layers)
             how = "under no_grad" if not record.grad else "whose output never reached a backward"
             passes = f"{count} forward pass{'es' if count != 1 else ''}"
@@ -258,9 +270,19 @@ class EvaluationInTrainingMode(Observer):
                        f"after {record.steps} optimizer step{'s' if record.steps != 1 else ''}: its {layers} layers "
                        "behave as in training (dropout drops activations at random, batch norm normalises with "
                        "the evaluation batch and overwrites its running statistics with it).")
-            out.append(make("GD211", message, file=display_path(file), line=line,
-                             related=self._related(model, file, line), subjects=[model.label]))
+            evidence = {"forwards": count, "layers": list(record.layers), "after_steps": record.steps,
+                        "metric_line": metric}
+            # The harm is a wrong metric: without a comparison or a loss in the function that evaluates
+            # (sampling text with dropout left on, "to add some chaos"), the mode may be meant.
+            severity = None if metric is not None else Severity.INFO
+            out.append(make("GD211", message, file=display_path(file), line=line, severity=severity,
+                             evidence=evidence, related=self._related(model, file, line), subjects=[model.label]))
         return out
+
+    def static_contradicted(self, finding: Finding) -> bool:
+        """A static GD211 at a line where this run saw the model evaluated in eval mode is wrong:
+        the caller switched it (`encoder.eval(); decoder.eval()` before `evaluate()`)."""
+        return finding.code == "GD211" and (finding.file, finding.line) in self.eval_lines
 
     def _related(self, model: _Model, file: str, line: int) -> list[Related]:
         root = model.ref()
@@ -291,6 +313,39 @@ def _first_tensor(output) -> torch.Tensor | None:
         return output
     if isinstance(output, (tuple, list)):
         return next((item for item in output if isinstance(item, torch.Tensor)), None)
+    return None
+
+
+_METRIC_CALL = re.compile(r"(loss|criterion|accura|metric|score|f1|precision|recall|mse|mae|cross_entropy|nll|"
+                          r"bleu|perplex|auc|correct)", re.IGNORECASE)
+
+
+def metric_line(file: str, line: int) -> int | None:
+    """The first line, in the function that runs the forward at `line` (or the module-level statement
+    around it), that compares with something or calls a loss or metric: where the outputs become a
+    number someone reads as the model's quality. None when there is none (sampling, generation)."""
+    try:
+        tree = ast.parse("".join(linecache.getlines(file)))
+    except (SyntaxError, ValueError):
+        return line  # unreadable: assume the worst, as before
+    scope = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                node.lineno <= line <= (node.end_lineno or node.lineno):
+            if scope is None or node.lineno > scope.lineno:
+                scope = node  # the innermost function
+    if scope is None:
+        scope = next((n for n in tree.body if n.lineno <= line <= (n.end_lineno or n.lineno)), None)
+    if scope is None:
+        return None
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
+            return node.lineno
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name == "eq" or _METRIC_CALL.search(name):
+                return node.lineno
     return None
 
 
