@@ -176,10 +176,9 @@ def module_expression(index, param: torch.Tensor) -> str | None:
     name = index.names.get(id(param))
     if label is None or name is None or not label.isidentifier():
         return None
-    path = name.rsplit(".", 1)[0] if "." in name else ""
-    if len(index.models) > 1 and path.startswith(label):
-        path = path[len(label):].lstrip(".")
-    elif len(index.models) > 1 and path == "":
-        return label
+    if not name.startswith(label + "."):
+        return None
+    # Names are the label then named_parameters()' name ("model.fc.weight"): the module path lies between.
+    path = name[len(label) + 1:].rpartition(".")[0]
     parts = [p for p in path.split(".") if p]
     return label + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in parts)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import torch
 
 from graddoctor.graph.naming import ModelIndex
+from graddoctor.graph.readable import has_values
 from graddoctor.locate import Location
 from graddoctor.internal import known_models
 from graddoctor.numerics.fused import NormPlan, join, stack
@@ -83,12 +84,13 @@ class Meter:
                 site = meta.get(SITE) if isinstance(meta, dict) else None
                 if site is not None:
                     record.loss_lines[(event.where.file, event.where.line)] = Location(site[0], site[1], None, site[2])
-            self._losses.append((loss.detach(), event.where, event.step))
+            if has_values(loss):  # not a DTensor's or a subclass's: those are read by their own code
+                self._losses.append((loss.detach(), event.where, event.step))
             if len(self._losses) > _MAX_PENDING_LOSSES:  # backward without steps: keep memory flat
                 self.flush_losses()
 
     def on_call(self, event: CallEvent) -> None:
-        if event.kind == "clip" and event.method == "clip_grad_norm_" and isinstance(event.result, torch.Tensor):
+        if event.kind == "clip" and event.method == "clip_grad_norm_" and has_values(event.result):
             self._clips.append(event.result.detach())
         elif event.kind == "scaler" and event.method == "scale" and event.args:
             original = event.args[0]
@@ -124,12 +126,14 @@ class Meter:
             return
         self._unmeasured = None
         grads = [p.grad for p in layout.params]
-        if any(g is None for g in grads) or layout.sparse:
-            positions = [i for i, g in enumerate(grads) if g is not None and not g.is_sparse]
+        without = bool(layout.params) and all(g is None for g in grads)
+        if layout.sparse or not all(g is not None and has_values(g) for g in grads):
+            # a missing gradient, a sparse one, or one whose storage was freed (FSDP): left out
+            positions = [i for i, g in enumerate(grads) if g is not None and has_values(g)]
             grads = [grads[i] for i in positions]
         else:
             positions = layout.all_positions
-        if not grads and layout.params:  # no params at all: every one is an FSDP2 shard, unread
+        if without:  # a gradient that exists but cannot be read (sparse, freed) is not "no gradient"
             track.no_grad_steps += 1
         losses, clips = self._losses, self._clips
         self._losses, self._clips = [], []
@@ -141,7 +145,7 @@ class Meter:
             pieces = norms + ([stack(extra)] if extra else [])
             readout = Readout(join(pieces)) if pieces else None
             if self._ratio_due(track):
-                live = [i for i, p in enumerate(layout.params) if p.requires_grad]
+                live = [i for i, p in enumerate(layout.params) if p.requires_grad and has_values(p)]
                 if live:
                     plan = self._plan(layout, live if len(live) < len(layout.params) else layout.all_positions)
                     self._before[id(optimizer)] = (plan, plan.copy([layout.params[i] for i in live]))
@@ -158,6 +162,8 @@ class Meter:
         plan, copy = before
         with torch.no_grad():
             live = [layout.params[i] for i in plan.given]
+            if not all(has_values(p) for p in live):  # storage freed during the step (FSDP): no ratio
+                return
             self.pending[-1].ratio = Readout(join(plan.change_norms(copy, live)))
             self.pending[-1].ratio_positions = plan.positions
 

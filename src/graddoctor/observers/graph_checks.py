@@ -18,6 +18,7 @@ import torch
 from graddoctor.finding import Finding, Related
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.graph.phrases import related_at
+from graddoctor.graph.readable import has_values
 from graddoctor.graph.walk import GraphTrace, trace
 from graddoctor.locate import Location
 from graddoctor.rules import make
@@ -90,7 +91,7 @@ def check_loss_value(
                 **at,
             )
         )
-    if finiteness and (loss.is_floating_point() or loss.is_complex()):
+    if finiteness and has_values(loss) and (loss.is_floating_point() or loss.is_complex()):
         with torch.no_grad():
             bad = int((~torch.isfinite(loss.detach())).sum())
         if bad:

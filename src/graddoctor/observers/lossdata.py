@@ -17,6 +17,7 @@ from __future__ import annotations
 import torch
 
 from graddoctor.finding import Finding
+from graddoctor.graph.readable import has_values
 from graddoctor.internal import record_internal_error
 from graddoctor.locate import user_location
 from graddoctor.lossdata import patches
@@ -105,9 +106,9 @@ class LossDataObserver(Observer):
         target = args[1] if len(args) > 1 else kwargs.get("target")
         if type(x) is not torch.Tensor or not x.requires_grad or x.dim() == 0 or not x.is_floating_point():
             return  # evaluation, a tensor subclass, a scalar: not a training loss we can read safely
-        if x.device.type == "meta" or x.numel() == 0:
+        if not has_values(x):
             return
-        if not isinstance(target, torch.Tensor):
+        if not has_values(target):
             target = None
         session = getattr(self, "session", None)
         kind, squashed_at, _ = origin(x)

@@ -45,8 +45,11 @@ def tag_named_tensors(event_index: int, backward_where: Location, frames: int = 
         if is_user_file(code.co_filename):
             seen += 1
             holder = Location(code.co_filename, frame.f_lineno, None, code.co_name)
-            for name, value in list(frame.f_locals.items()):
-                _tag_value(name, value, holder, event_index, backward_where)
+            # grad_fn read with tensor subclasses' own hooks off: a subclass that counts its
+            # ops must not count ours.
+            with torch._C.DisableTorchFunctionSubclass():
+                for name, value in list(frame.f_locals.items()):
+                    _tag_value(name, value, holder, event_index, backward_where)
         frame = frame.f_back
 
 

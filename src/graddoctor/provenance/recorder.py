@@ -58,6 +58,13 @@ Tensor = torch.Tensor
 _is_grad_enabled = torch.is_grad_enabled
 _is_inference = torch.is_inference_mode_enabled
 _is_compiling = torch.compiler.is_compiling
+_subclass_hooks_off = torch._C.DisableTorchFunctionSubclass
+_subclass_hooks_on = torch._C._EnableTorchFunction
+
+
+def _with_subclass_hooks(func, args, kwargs):
+    with _subclass_hooks_on():
+        return func(*args, **kwargs)
 
 SITE = "graddoctor.site"  # key in a graph node's metadata: the user line that made it
 _user_file = is_user_file
@@ -105,22 +112,33 @@ class Recorder(TorchFunctionMode):
             # torch.compile traces through modes: stay transparent, so the compiled graph
             # is the user's own and nothing here recompiles per tensor.
             return func(*args, **(kwargs or {}))
+        if types:
+            # A tensor subclass with a __torch_function__ of its own takes part: reading its
+            # attributes (requires_grad, grad_fn) would run that code too, and a subclass that
+            # counts or logs its ops would see ours. Our reads run with subclasses' hooks off;
+            # the user's op runs with them on.
+            with _subclass_hooks_off():
+                return self._op(func, args, kwargs, lambda *a, **k: _with_subclass_hooks(func, a, k))
+        return self._op(func, args, kwargs, func)
+
+    def _op(self, func, args, kwargs, call):
+        """Run the op (`call`) and note what it means; `func` is the op itself."""
         kind = KINDS.get(func)
         if kind is None:
             kind = KINDS[func] = classify(func)
         if kwargs is None:
             kwargs = {}
         if kind is ATTRIBUTE or kind is SHAPE_ONLY:
-            return func(*args, **kwargs)
+            return call(*args, **kwargs)
         if kind is SET_GRAD:
             before = _is_grad_enabled()
-            out = func(*args, **kwargs)
+            out = call(*args, **kwargs)
             self.grad_mode.switch(before, _is_grad_enabled(), sys._getframe(1))
             return out
         if kind is REQUIRES_GRAD:
             target = args[0] if args and isinstance(args[0], Tensor) else None
             before = target.requires_grad if target is not None else False
-            out = func(*args, **kwargs)
+            out = call(*args, **kwargs)
             if target is not None and target.requires_grad != before:
                 self.frozen.requires_grad_set(target, sys._getframe(1))
             return out
@@ -128,7 +146,7 @@ class Recorder(TorchFunctionMode):
         if kind is INPLACE and args and isinstance(args[0], Tensor):
             pre = self.edits.before(args[0])
         try:
-            out = func(*args, **kwargs)
+            out = call(*args, **kwargs)
         except RuntimeError as exc:
             self.inference.failed(args, exc, sys._getframe(1))
             raise

@@ -11,6 +11,7 @@ import os
 
 import torch
 
+from graddoctor.graph.readable import has_values
 from graddoctor.locate import Location
 from graddoctor.provenance.frames import user_chain
 from graddoctor.provenance.records import NanOrigin
@@ -54,9 +55,7 @@ class NonFiniteTracker:
 def _first_non_finite(tensors) -> str | None:
     """'nan', 'inf' or '-inf' for the first floating tensor holding one, else None (one sync each)."""
     for t in tensors:
-        if not isinstance(t, Tensor) or not (t.is_floating_point() or t.is_complex()) or t.is_sparse:
-            continue
-        if t.device.type == "meta" or t.numel() == 0:
+        if not has_values(t) or not (t.is_floating_point() or t.is_complex()):
             continue
         try:
             if bool(torch.isfinite(t).all()):

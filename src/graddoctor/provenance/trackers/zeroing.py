@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import torch
 
+from graddoctor.graph.readable import has_values
 from graddoctor.graph.walk import trace
 from graddoctor.provenance import rnn_steps
 from graddoctor.provenance.frames import user_chain
@@ -33,6 +34,8 @@ class ZeroingTracker:
         if not isinstance(x, Tensor) or out is x:
             return
         if kind is BOUNDED:
+            if not (has_values(x) and has_values(out)):
+                return  # values that cannot be read (freed storage, a subclass, a transform): not judged
             try:
                 # Gradient passes where the result equals the input (inside the bounds, or a
                 # ReLU's positive part): one element that does means the op zeroes nothing.
