@@ -15,6 +15,7 @@ from graddoctor.observers.graph import GraphObserver
 from graddoctor.observers.loop_audit import LoopAudit
 from graddoctor.rules.loop.gd211_evaluation_in_training_mode.judge import EvaluationInTrainingMode
 from graddoctor.rules.loop.gd207_graph_kept_alive.judge import KeptAlive
+from graddoctor.rules.loop.gd212_accumulation_without_scaling.judge import AccumulationWithoutScaling
 from graddoctor.observers.lossdata import LossDataObserver
 from graddoctor.rules.data.gd506_batch_dimension_mix_up.judge import BatchDimensionMixUp
 from graddoctor.observers.numerics import NumericsObserver
@@ -37,6 +38,7 @@ def standard_observers(*, mode: str = "watch", deep: bool = False, **options) ->
         loop,
         EvaluationInTrainingMode(),
         KeptAlive(every=options.pop("kept_alive_every", 50)),
+        AccumulationWithoutScaling(),
         NumericsObserver(numerics, deep=provenance, loop=loop),
         DDPObserver(),
         LossDataObserver(),
