@@ -18,6 +18,7 @@ from graddoctor.rules.loop.gd207_graph_kept_alive.judge import KeptAlive
 from graddoctor.rules.loop.gd212_accumulation_without_scaling.judge import AccumulationWithoutScaling
 from graddoctor.observers.lossdata import LossDataObserver
 from graddoctor.rules.data.gd506_batch_dimension_mix_up.judge import BatchDimensionMixUp
+from graddoctor.rules.data.gd507_all_targets_ignored.judge import AllTargetsIgnored
 from graddoctor.observers.numerics import NumericsObserver
 from graddoctor.numerics.options import NumericsOptions
 from graddoctor.observers.provenance import ProvenanceObserver
@@ -43,6 +44,7 @@ def standard_observers(*, mode: str = "watch", deep: bool = False, **options) ->
         DDPObserver(),
         LossDataObserver(),
         BatchDimensionMixUp(),
+        AllTargetsIgnored(),
         provenance,
     ]
 
