@@ -20,6 +20,7 @@ from graddoctor.observers.lossdata import LossDataObserver
 from graddoctor.rules.data.gd506_batch_dimension_mix_up.judge import BatchDimensionMixUp
 from graddoctor.rules.data.gd507_all_targets_ignored.judge import AllTargetsIgnored
 from graddoctor.observers.numerics import NumericsObserver
+from graddoctor.rules.numerics.gd308_low_precision_updates_lost.judge import LowPrecisionUpdatesLost
 from graddoctor.numerics.options import NumericsOptions
 from graddoctor.observers.provenance import ProvenanceObserver
 from graddoctor.session.observer import Observer
@@ -41,6 +42,7 @@ def standard_observers(*, mode: str = "watch", deep: bool = False, **options) ->
         KeptAlive(every=options.pop("kept_alive_every", 50)),
         AccumulationWithoutScaling(),
         NumericsObserver(numerics, deep=provenance, loop=loop),
+        LowPrecisionUpdatesLost(),
         DDPObserver(),
         LossDataObserver(),
         BatchDimensionMixUp(),
