@@ -21,6 +21,7 @@ from graddoctor.rules.data.gd506_batch_dimension_mix_up.judge import BatchDimens
 from graddoctor.rules.data.gd507_all_targets_ignored.judge import AllTargetsIgnored
 from graddoctor.observers.numerics import NumericsObserver
 from graddoctor.rules.numerics.gd308_low_precision_updates_lost.judge import LowPrecisionUpdatesLost
+from graddoctor.rules.numerics.gd309_fp16_autocast_without_grad_scaler.judge import Fp16WithoutGradScaler
 from graddoctor.numerics.options import NumericsOptions
 from graddoctor.observers.provenance import ProvenanceObserver
 from graddoctor.session.observer import Observer
@@ -43,6 +44,7 @@ def standard_observers(*, mode: str = "watch", deep: bool = False, **options) ->
         AccumulationWithoutScaling(),
         NumericsObserver(numerics, deep=provenance, loop=loop),
         LowPrecisionUpdatesLost(),
+        Fp16WithoutGradScaler(),
         DDPObserver(),
         LossDataObserver(),
         BatchDimensionMixUp(),
