@@ -36,7 +36,7 @@ def test_every_rule_has_the_house_sections(rule):
     titles = re.findall(r"^## (.+)$", rule.doc, re.M)
     assert titles[: len(REQUIRED_SECTIONS)] == list(REQUIRED_SECTIONS), titles
     assert "```" in rule.section("Example") and "```" in rule.section("Use instead")
-    assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.name)
+    assert re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", rule.name)  # fp16-... names a dtype
     assert rule.hint and rule.summary
 
 

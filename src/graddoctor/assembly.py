@@ -16,9 +16,13 @@ from graddoctor.observers.loop_audit import LoopAudit
 from graddoctor.rules.loop.gd211_evaluation_in_training_mode.judge import EvaluationInTrainingMode
 from graddoctor.rules.loop.gd207_graph_kept_alive.judge import KeptAlive
 from graddoctor.rules.loop.gd213_wrong_optimizer_stepped.judge import WrongOptimizerStepped
+from graddoctor.rules.loop.gd212_accumulation_without_scaling.judge import AccumulationWithoutScaling
 from graddoctor.observers.lossdata import LossDataObserver
 from graddoctor.rules.data.gd506_batch_dimension_mix_up.judge import BatchDimensionMixUp
+from graddoctor.rules.data.gd507_all_targets_ignored.judge import AllTargetsIgnored
 from graddoctor.observers.numerics import NumericsObserver
+from graddoctor.rules.numerics.gd308_low_precision_updates_lost.judge import LowPrecisionUpdatesLost
+from graddoctor.rules.numerics.gd309_fp16_autocast_without_grad_scaler.judge import Fp16WithoutGradScaler
 from graddoctor.numerics.options import NumericsOptions
 from graddoctor.observers.provenance import ProvenanceObserver
 from graddoctor.session.observer import Observer
@@ -39,10 +43,14 @@ def standard_observers(*, mode: str = "watch", deep: bool = False, **options) ->
         EvaluationInTrainingMode(),
         KeptAlive(every=options.pop("kept_alive_every", 50)),
         WrongOptimizerStepped(),
+        AccumulationWithoutScaling(),
         NumericsObserver(numerics, deep=provenance, loop=loop),
+        LowPrecisionUpdatesLost(),
+        Fp16WithoutGradScaler(),
         DDPObserver(),
         LossDataObserver(),
         BatchDimensionMixUp(),
+        AllTargetsIgnored(),
         provenance,
     ]
 

@@ -238,3 +238,54 @@ def test_step_under_a_grad_scaler_is_the_scalers_step_and_update(tmp_path):
             scaler.scale(loss_fn(model(x), y)).backward()
         """, ("GD203", 5))
     assert after.splitlines()[-2:] == ["    scaler.step(optimizer)", "    scaler.update()"]
+
+
+def _accumulation(code: str, backward_line: int, step_line: int, count: int = 4):
+    from graddoctor.finding import Related
+
+    return make(code, "observed", line=backward_line, related=[Related(None, step_line, "step")],
+                evidence={"backwards_per_step": count})
+
+
+def test_accumulated_loss_is_divided_by_the_name_the_step_guard_uses(tmp_path):
+    source = """\
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y)
+            loss.backward()
+            if (i + 1) % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """
+    path = tmp_path / "train.py"
+    path.write_text(textwrap.dedent(source))
+    finding = _accumulation("GD212", 3, 5).with_(file=str(path))
+    after = plan([finding], str(tmp_path)).files[str(path.resolve())].after
+    assert after.splitlines()[2] == "    (loss / accum_steps).backward()"
+
+
+def test_a_scaled_accumulated_loss_is_divided_inside_the_scale(tmp_path):
+    source = """\
+        for step, batch in enumerate(loader):
+            loss = model(**batch).loss
+            scaler.scale(loss).backward()
+            if step % 8 == 7:
+                scaler.step(optimizer)
+        """
+    path = tmp_path / "train.py"
+    path.write_text(textwrap.dedent(source))
+    finding = _accumulation("GD212", 3, 5, count=8).with_(file=str(path))
+    after = plan([finding], str(tmp_path)).files[str(path.resolve())].after
+    assert after.splitlines()[2] == "    scaler.scale(loss / 8).backward()"
+
+
+def test_an_already_divided_loss_is_left_alone(tmp_path):
+    source = """\
+        for i, (x, y) in enumerate(loader):
+            (criterion(model(x), y) / accum).backward()
+            if (i + 1) % accum == 0:
+                optimizer.step()
+        """
+    path = tmp_path / "train.py"
+    path.write_text(textwrap.dedent(source))
+    finding = _accumulation("GD212", 2, 4).with_(file=str(path))
+    assert not plan([finding], str(tmp_path)).files

@@ -1,0 +1,32 @@
+"""GD309: a returns regressor trained under float16 autocast whose GradScaler a config typo disabled.
+
+Built from a common mixed-precision report: "with fp16 my model stops improving and many gradients
+are exactly zero; bf16 works". The config says "float16" where the code tests for "fp16", so the
+scaler is created with enabled=False and the small gradients of a model fitting daily returns
+(targets near 1e-3) underflow in float16's backward.
+"""
+# allow: GD306
+import torch
+from torch import nn
+
+config = {"precision": "float16", "lr": 1e-3, "batch_size": 256}
+
+torch.manual_seed(0)
+features = torch.randn(2048, 24)
+returns = 1e-3 * torch.tanh(features[:, :4].sum(1, keepdim=True))
+loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(features, returns),
+                                     batch_size=config["batch_size"], shuffle=True)
+
+model = nn.Sequential(nn.Linear(24, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
+                      nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 1))
+optimizer = torch.optim.Adam(model.parameters(), lr=config["lr"])
+scaler = torch.amp.GradScaler("cpu", enabled=config["precision"] == "fp16")  # "float16" != "fp16": disabled
+for epoch in range(5):
+    for x, y in loader:
+        with torch.autocast("cpu", dtype=torch.float16):
+            loss = nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        scaler.scale(loss).backward()  # expect: GD309
+        scaler.step(optimizer)
+        scaler.update()
+    print(f"epoch {epoch}: loss {loss.item():.2e}")
