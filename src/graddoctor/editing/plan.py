@@ -11,7 +11,7 @@ import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graddoctor.finding import Finding
+from graddoctor.finding import Finding, Severity
 
 _PACKAGE_DIR = os.path.realpath(Path(__file__).parent.parent)  # graddoctor's own files are never edited
 
@@ -58,6 +58,8 @@ def plan(findings: list[Finding], root: str, since: float | None = None) -> Plan
     out = Plan()
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
+        if f.severity < Severity.WARNING:
+            continue  # weak evidence: a hint to look, never a reason to change the user's code
         path = editable_path(f.file, root) if f.code in edits else None
         if path is not None:
             by_path.setdefault(path, []).append(f)

@@ -136,13 +136,20 @@ def expression(code: str) -> cst.BaseExpression:
     return cst.parse_expression(code)
 
 
+def _split_lead(lead) -> tuple[list, list]:
+    """A statement's leading lines as (the blank lines above its comment block, the comment block)."""
+    lead = list(lead)
+    first = next((i for i, line in enumerate(lead) if line.comment is not None), len(lead))
+    return lead[:first], lead[first:]
+
+
 def before(new: cst.BaseStatement) -> Callable:
-    """Replacement for a statement: `new`, then the statement (its comments stay with it)."""
+    """Replacement for a statement: `new`, then the statement, which keeps the comment block above it
+    (the comment describes it, not `new`); blank lines above the comment go above `new`."""
 
     def put(updated: cst.BaseStatement):
-        # The statement's leading blank lines/comments go above the new one, so they keep their place.
-        lead = getattr(updated, "leading_lines", ())
-        return cst.FlattenSentinel([new.with_changes(leading_lines=lead), updated.with_changes(leading_lines=())])
+        blank, comments = _split_lead(getattr(updated, "leading_lines", ()))
+        return cst.FlattenSentinel([new.with_changes(leading_lines=blank), updated.with_changes(leading_lines=comments)])
 
     return put
 
@@ -154,9 +161,15 @@ def after(*new: cst.BaseStatement) -> Callable:
     return put
 
 
-def moved_before(moving: cst.BaseStatement) -> Callable:
+def moving(stmt: cst.BaseStatement) -> cst.BaseStatement:
+    """A statement that moves elsewhere (and is removed where it was) takes the comment above it along;
+    the blank lines stay behind."""
+    return stmt.with_changes(leading_lines=_split_lead(getattr(stmt, "leading_lines", ()))[1])
+
+
+def moved_before(moving_stmt: cst.BaseStatement) -> Callable:
     """Replacement that puts a statement that is being moved (removed elsewhere) before this one."""
-    return before(moving.with_changes(leading_lines=()))
+    return before(moving(moving_stmt))
 
 
 @dataclass

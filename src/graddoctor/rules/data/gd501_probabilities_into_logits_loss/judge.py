@@ -92,7 +92,9 @@ class Probabilities:
             related.append(Related(call.where.shown()["file"], call.where.line, f"the loss that gets its output"))
         elif call.squashed_by:
             message += f" The values come straight from a {call.squashed_by}."
-        self.found[key] = make("GD501", message, hint=hint, related=related, step=call.step, **at.shown())
+        # The loss that got the values: its edit differs (drop the softmax for cross_entropy, log_softmax for nll_loss).
+        evidence = {"loss": call.name, "squashed_by": call.squashed_by}
+        self.found[key] = make("GD501", message, hint=hint, related=related, step=call.step, evidence=evidence, **at.shown())
 
     def findings(self) -> list[Finding]:
         return list(self.found.values())
