@@ -72,13 +72,17 @@ def plan(findings: list[Finding], root: str, since: float | None = None) -> Plan
             continue
         file_edit = FileEdit(path, found[0].file, original, original, hashlib.sha256(data).hexdigest())
         file_edit.stale = since is not None and os.stat(path).st_mtime > since
+        parsed: dict[str, object] = {}  # text -> its Source: one parse (and metadata) per text, not per finding
         for f in sorted(found, key=lambda x: (x.line or 0, x.code)):
-            single = _edit(edits[f.code], f, original)
+            single = _edit(edits[f.code], f, original, parsed)
             if single is None or single[1] == original:
                 continue
             title, alone = single
-            moved = shifted(f, line_map(original, file_edit.after))
-            together = _edit(edits[f.code], moved, file_edit.after) if moved else None
+            if file_edit.after == original:
+                together = single  # the first edit of the file: the same text, the same answer
+            else:
+                moved = shifted(f, line_map(original, file_edit.after))
+                together = _edit(edits[f.code], moved, file_edit.after, parsed) if moved else None
             if together is None or together[1] == file_edit.after:
                 continue  # clashes with an earlier edit of the same lines: left for a second run
             file_edit.after = together[1]
@@ -90,14 +94,17 @@ def plan(findings: list[Finding], root: str, since: float | None = None) -> Plan
     return out
 
 
-def _edit(module, finding: Finding, text: str) -> tuple[str, str] | None:
-    """(title, new text) of one edit of `text`, or None."""
+def _edit(module, finding: Finding, text: str, parsed: dict) -> tuple[str, str] | None:
+    """(title, new text) of one edit of `text`, or None. `parsed` keeps each text's Source (edits never
+    change the tree they read: a rewrite builds a new one)."""
     import libcst as cst
 
     from graddoctor.editing.source import Source, apply_change
 
     try:
-        src = Source(text)
+        src = parsed.get(text)
+        if src is None:
+            src = parsed[text] = Source(text)
         change = module.edit(finding, src)
         return None if change is None else (change.title, apply_change(src, change))
     except (cst.ParserSyntaxError, ValueError, RecursionError):
