@@ -374,3 +374,32 @@ def test_an_inserted_statement_goes_above_the_comment_of_the_statement_it_preced
             opt.step()
         """, ("GD201", 6))
     assert after.splitlines()[2:6] == ["", "    opt.zero_grad()", "    # backpropagate the batch loss", "    loss.backward()"]
+
+
+_LSTM_WITH_STATE = """\
+    class Tagger(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(8, 64)
+            self.head = nn.Linear(64, 3)
+
+        def forward(self, x):
+            h0 = torch.zeros(1, x.size(1), 64)
+            c0 = torch.zeros(1, x.shape[1], 64)
+            out, _ = self.lstm(x, (h0, c0))
+            return self.head(out[:, -1])
+    """
+
+
+def test_batch_first_also_resizes_the_initial_state(tmp_path):
+    # The issue's "Expected hidden[0] size (1, 50, 64)": batch_first alone leaves h0 sized by the time steps.
+    after = _after_finding(tmp_path, _LSTM_WITH_STATE, "GD506", 4).splitlines()
+    assert after[3] == "        self.lstm = nn.LSTM(8, 64, batch_first=True)"
+    assert after[7:9] == ["        h0 = torch.zeros(1, x.size(0), 64)", "        c0 = torch.zeros(1, x.shape[0], 64)"]
+
+
+@pytest.mark.parametrize("old_layout", ["out, _ = self.lstm(x.transpose(0, 1), (h0, c0))",
+                                        "out, _ = self.lstm(x, (h0, c0)); out = out[-1]"])
+def test_batch_first_is_not_added_where_the_code_was_written_for_the_old_layout(tmp_path, old_layout):
+    source = _LSTM_WITH_STATE.replace("out, _ = self.lstm(x, (h0, c0))", old_layout)
+    assert _after_finding(tmp_path, source, "GD506", 4) is None

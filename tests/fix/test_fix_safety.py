@@ -72,7 +72,8 @@ def test_finding_in_a_file_outside_the_project_gets_no_edit(graddoctor_cli):
 
 def test_edit_that_does_not_verify_is_reported_failed_and_not_written(graddoctor_cli):
     target, original = _copy(graddoctor_cli, "gd110_teacher_in_block.py")
-    ran = graddoctor_cli("fix", "--write",  # --write alone verifies first "--json", "fix.json", "train.py", timeout=600)
+    # --write alone verifies first
+    ran = graddoctor_cli("fix", "--write", "--json", "fix.json", "train.py", timeout=600)
     assert ran.returncode == 1
     finding = next(f for f in json.loads((graddoctor_cli.path / "fix.json").read_text())["findings"] if f["code"] == "GD110")
     fix = finding["fix"]

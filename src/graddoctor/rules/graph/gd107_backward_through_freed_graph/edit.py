@@ -7,6 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from graddoctor.finding import Finding
+from graddoctor.editing.shape import walk
 from graddoctor.editing.source import Change, Source, after
 
 CODE = "GD107"
@@ -34,7 +35,7 @@ def edit(finding: Finding, src: Source) -> Change | None:
         return None  # produced in several places, or inside a block: where it is a tensor is not guessed
     produced = producers[0]
     later = body[body.index(produced) + 1:]
-    if any(isinstance(n, cst.Name) and n.value in names for s in later for n in _walk(s)):
+    if any(isinstance(n, cst.Name) and n.value in names for s in later for n in walk(s)):
         return None  # the state is read after it is produced: cutting it there would cut this step's loss too
     return Change(f"cut the carried state where it is produced: `{statement}`", {produced: after(cut)})
 
@@ -49,9 +50,3 @@ def _names(target: cst.BaseExpression) -> set[str]:
 
 def _assigns(stmt: cst.SimpleStatementLine) -> set[str]:
     return {n for small in stmt.body if isinstance(small, cst.Assign) for t in small.targets for n in _names(t.target)}
-
-
-def _walk(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
