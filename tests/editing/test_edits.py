@@ -403,3 +403,24 @@ def test_batch_first_also_resizes_the_initial_state(tmp_path):
 def test_batch_first_is_not_added_where_the_code_was_written_for_the_old_layout(tmp_path, old_layout):
     source = _LSTM_WITH_STATE.replace("out, _ = self.lstm(x, (h0, c0))", old_layout)
     assert _after_finding(tmp_path, source, "GD506", 4) is None
+
+
+def test_per_sample_loss_is_reduced_to_its_mean_before_backward(tmp_path):
+    source = """\
+        criterion = nn.CrossEntropyLoss(reduction="none")
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward()
+        """
+    assert _after_finding(tmp_path, source, "GD103", 4).splitlines()[3] == "    loss.mean().backward()"
+    # Near miss: the tensor is the model's output, not a loss: averaging it is no fix.
+    assert _after_finding(tmp_path, source.replace("criterion(model(x), y)", "model(x)"), "GD103", 4) is None
+
+
+def test_log_of_softmax_becomes_log_softmax(tmp_path):
+    after = _after_finding(tmp_path, "logp = torch.log(F.softmax(logits, dim=-1))\n", "GD301", 1)
+    assert after == "logp = F.log_softmax(logits, dim=-1)\n"
+    after = _after_finding(tmp_path, "logp = logits.softmax(dim=1).log()\n", "GD301", 1)
+    assert after == "logp = logits.log_softmax(dim=1)\n"
+    # Near miss: a log of a sigmoid elsewhere on the line is not a softmax.
+    assert _after_finding(tmp_path, "loss = -(y * torch.log(p)).mean()\n", "GD301", 1) is None
