@@ -424,3 +424,35 @@ def test_log_of_softmax_becomes_log_softmax(tmp_path):
     assert after == "logp = logits.log_softmax(dim=1)\n"
     # Near miss: a log of a sigmoid elsewhere on the line is not a softmax.
     assert _after_finding(tmp_path, "loss = -(y * torch.log(p)).mean()\n", "GD301", 1) is None
+
+
+def test_edits_of_one_file_are_planned_on_one_parse_and_applied_together(tmp_path):
+    source = """\
+        # data
+        loader = DataLoader(dataset, batch_size=16)
+
+
+        def train_a(model, opt):
+            for x, y in loader:
+                loss = crit(model(x), y)
+                loss.backward()
+                opt.step()
+
+
+        def train_b(model, opt):
+            for x, y in loader:
+                # the batch loss
+                loss = crit(model(x), y)
+                loss.backward()
+                opt.step()
+        """
+    p, path = _plan(tmp_path, source, ("GD504", 2), ("GD201", 9), ("GD201", 17))
+    assert len(p.fixes) == 3
+    after = p.files[str(path.resolve())].after
+    expected = textwrap.dedent(source).replace("batch_size=16)", "batch_size=16, shuffle=True)").replace(
+        "        loss.backward()", "        opt.zero_grad()\n        loss.backward()")
+    assert after == expected
+    # each finding's own diff holds its edit alone
+    added = [[x for x in f.diff.splitlines() if x.startswith("+") and not x.startswith("+++")] for f in p.fixes]
+    assert added == [["+loader = DataLoader(dataset, batch_size=16, shuffle=True)"], ["+        opt.zero_grad()"],
+                     ["+        opt.zero_grad()"]]
