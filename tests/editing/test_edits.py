@@ -456,3 +456,24 @@ def test_edits_of_one_file_are_planned_on_one_parse_and_applied_together(tmp_pat
     added = [[x for x in f.diff.splitlines() if x.startswith("+") and not x.startswith("+++")] for f in p.fixes]
     assert added == [["+loader = DataLoader(dataset, batch_size=16, shuffle=True)"], ["+        opt.zero_grad()"],
                      ["+        opt.zero_grad()"]]
+
+
+_DEAD_RELU = """\
+    class Regressor(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.out = nn.Linear(32, 1)
+            self.final = nn.ReLU()  # "predictions are never negative"
+
+        def forward(self, x):
+            return self.final(self.out(x))
+    """
+
+
+def test_dead_output_relu_is_dropped_from_the_forward(tmp_path):
+    after = _after_finding(tmp_path, _DEAD_RELU, "GD505", 8, evidence={"first_constant": "final", "first_constant_line": 5})
+    assert after.splitlines()[7] == "        return self.out(x)"
+    # Near misses: no layer named by the run, or the constant layer is not a ReLU applied last.
+    assert _after_finding(tmp_path, _DEAD_RELU, "GD505", 8) is None
+    hidden = _DEAD_RELU.replace("return self.final(self.out(x))", "return self.out(self.final(x))")
+    assert _after_finding(tmp_path, hidden, "GD505", 8, evidence={"first_constant": "final", "first_constant_line": 5}) is None
