@@ -151,7 +151,7 @@ def test_a_file_outside_the_root_gets_no_edit(tmp_path):
     assert not p.fixes
 
 
-def test_lint_json_carries_the_edit_and_text_stays_as_it_was(tmp_path, monkeypatch, capsys):
+def test_lint_json_carries_the_edit_when_asked_and_text_stays_as_it_was(tmp_path, monkeypatch, capsys):
     import json
 
     from graddoctor.cli import main
@@ -160,7 +160,11 @@ def test_lint_json_carries_the_edit_and_text_stays_as_it_was(tmp_path, monkeypat
     (tmp_path / "train.py").write_text(
         "import torch\n\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "for x, y in loader:\n    loss = crit(model(x), y)\n    loss.backward()\n    opt.step()\n")
+    # Planning edits costs a parse per file: plain JSON (pre-commit, CI) does not pay for it.
     assert main(["lint", "--format", "json", "train.py"]) == 1
+    plain = next(f for f in json.loads(capsys.readouterr().out)["findings"] if f["code"] == "GD201")
+    assert "fix" not in plain
+    assert main(["lint", "--format", "json", "--diff", "train.py"]) == 1
     finding = next(f for f in json.loads(capsys.readouterr().out)["findings"] if f["code"] == "GD201")
     assert finding["fix"] == {"diff": finding["fix"]["diff"], "verified": None, "loss_before": None,
                               "loss_after": None, "new_findings": []}
@@ -289,3 +293,242 @@ def test_an_already_divided_loss_is_left_alone(tmp_path):
     path.write_text(textwrap.dedent(source))
     finding = _accumulation("GD212", 2, 4).with_(file=str(path))
     assert not plan([finding], str(tmp_path)).files
+
+
+def _finding(tmp_path, source: str, code: str, line: int, **fields):
+    path = tmp_path / "train.py"
+    path.write_text(textwrap.dedent(source))
+    return path, make(code, "observed", file=str(path), line=line, **fields)
+
+
+def _after_finding(tmp_path, source: str, code: str, line: int, **fields) -> str | None:
+    path, finding = _finding(tmp_path, source, code, line, **fields)
+    p = plan([finding], str(tmp_path))
+    return p.files[str(path.resolve())].after if p.files else None
+
+
+_SOFTMAX_MODULE = """\
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(10, 4)
+            self.softmax = nn.Softmax(dim=1)
+
+        def forward(self, x):
+            logits = self.fc(x)
+            return self.softmax(logits)
+    """
+
+
+def test_softmax_module_attribute_is_not_taken_for_the_tensor_method(tmp_path):
+    # The issue's `return self.softmax(logits)` -> `return self`: the module call's argument is the scores.
+    after = _after_finding(tmp_path, _SOFTMAX_MODULE, "GD501", 9, evidence={"loss": "cross_entropy"})
+    assert after.splitlines()[8] == "        return logits"
+
+
+def test_softmax_before_nll_loss_becomes_log_softmax(tmp_path):
+    after = _after_finding(tmp_path, _SOFTMAX_MODULE, "GD501", 9, evidence={"loss": "nll_loss"})
+    assert after.splitlines()[4] == "        self.softmax = nn.LogSoftmax(dim=1)"
+    assert after.splitlines()[8] == "        return self.softmax(logits)"
+    functional = _after_finding(tmp_path, "out = F.softmax(model(x), dim=1)\n", "GD501", 1, evidence={"loss": "nll_loss"})
+    assert functional == "out = F.log_softmax(model(x), dim=1)\n"
+
+
+def test_softmax_edit_needs_to_know_the_loss(tmp_path):
+    assert _after_finding(tmp_path, "out = F.softmax(model(x), dim=1)\n", "GD501", 1) is None
+
+
+def test_a_callable_attribute_named_softmax_that_is_not_a_softmax_module_gets_no_edit(tmp_path):
+    source = _SOFTMAX_MODULE.replace("nn.Softmax(dim=1)", "Temperature(0.5)")
+    assert _after_finding(tmp_path, source, "GD501", 9, evidence={"loss": "cross_entropy"}) is None
+
+
+_STATE_NONE_FIRST = """\
+    h_state = None
+    for x, y in loader:
+        # run the chunk from the carried state
+        out, h_state = rnn(x, h_state)
+        loss = crit(head(out), y)
+        loss.backward()
+        opt.step()
+    """
+
+
+def test_detach_goes_where_the_state_is_produced_not_at_the_loop_top(tmp_path):
+    after = _after_finding(tmp_path, _STATE_NONE_FIRST, "GD107", 6, cause={"detach": "h_state = h_state.detach()"})
+    lines = after.splitlines()
+    assert lines[1:5] == ["for x, y in loader:", "    # run the chunk from the carried state",
+                          "    out, h_state = rnn(x, h_state)", "    h_state = h_state.detach()"]
+
+
+def test_detach_is_not_placed_where_the_state_is_still_read_by_this_step(tmp_path):
+    source = _STATE_NONE_FIRST.replace("crit(head(out), y)", "crit(head(h_state[-1]), y)")
+    assert _after_finding(tmp_path, source, "GD107", 6, cause={"detach": "h_state = h_state.detach()"}) is None
+
+
+_ACCUMULATION = """\
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(3):
+        for i, (x, y) in enumerate(loader):
+            loss = crit(model(x), y) / accum
+            loss.backward()
+            if (i + 1) % accum == 0:
+                opt.step()
+                opt.zero_grad()
+    """
+
+
+def test_accumulation_that_never_steps_also_steps_at_the_last_batch(tmp_path):
+    after = _after_finding(tmp_path, _ACCUMULATION, "GD203", 5)
+    assert after.count("opt.step()") == 1
+    assert "        if (i + 1) % accum == 0 or i + 1 == len(loader):" in after.splitlines()
+
+
+def test_no_second_step_where_the_loop_steps_in_an_else(tmp_path):
+    source = """\
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for x, y in loader:
+            loss = crit(model(x), y)
+            loss.backward()
+            if scaler is not None:
+                scaler.update()
+            else:
+                opt.step()
+        """
+    assert _after_finding(tmp_path, source, "GD203", 4) is None
+
+
+def test_no_edit_on_an_info_finding(tmp_path):
+    from graddoctor.finding import Severity
+
+    source = "loader = DataLoader(dataset, batch_size=16)\n"
+    assert _after_finding(tmp_path, source, "GD504", 1, severity=Severity.INFO) is None
+    assert _after_finding(tmp_path, source, "GD504", 1) is not None
+
+
+def test_a_moved_statement_keeps_the_comment_above_it(tmp_path):
+    after = _after(tmp_path, """\
+        for x, y in loader:
+            loss = crit(model(x), y)
+            # keep the update small: this model diverges without it
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            loss.backward()
+            opt.step()
+        """, ("GD206", 4))
+    assert after.splitlines()[2:5] == ["    loss.backward()", "    # keep the update small: this model diverges without it",
+                                       "    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)"]
+
+
+def test_an_inserted_statement_goes_above_the_comment_of_the_statement_it_precedes(tmp_path):
+    after = _after(tmp_path, """\
+        for x, y in loader:
+            loss = crit(model(x), y)
+
+            # backpropagate the batch loss
+            loss.backward()
+            opt.step()
+        """, ("GD201", 6))
+    assert after.splitlines()[2:6] == ["", "    opt.zero_grad()", "    # backpropagate the batch loss", "    loss.backward()"]
+
+
+_LSTM_WITH_STATE = """\
+    class Tagger(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(8, 64)
+            self.head = nn.Linear(64, 3)
+
+        def forward(self, x):
+            h0 = torch.zeros(1, x.size(1), 64)
+            c0 = torch.zeros(1, x.shape[1], 64)
+            out, _ = self.lstm(x, (h0, c0))
+            return self.head(out[:, -1])
+    """
+
+
+def test_batch_first_also_resizes_the_initial_state(tmp_path):
+    # The issue's "Expected hidden[0] size (1, 50, 64)": batch_first alone leaves h0 sized by the time steps.
+    after = _after_finding(tmp_path, _LSTM_WITH_STATE, "GD506", 4).splitlines()
+    assert after[3] == "        self.lstm = nn.LSTM(8, 64, batch_first=True)"
+    assert after[7:9] == ["        h0 = torch.zeros(1, x.size(0), 64)", "        c0 = torch.zeros(1, x.shape[0], 64)"]
+
+
+@pytest.mark.parametrize("old_layout", ["out, _ = self.lstm(x.transpose(0, 1), (h0, c0))",
+                                        "out, _ = self.lstm(x, (h0, c0)); out = out[-1]"])
+def test_batch_first_is_not_added_where_the_code_was_written_for_the_old_layout(tmp_path, old_layout):
+    source = _LSTM_WITH_STATE.replace("out, _ = self.lstm(x, (h0, c0))", old_layout)
+    assert _after_finding(tmp_path, source, "GD506", 4) is None
+
+
+def test_per_sample_loss_is_reduced_to_its_mean_before_backward(tmp_path):
+    source = """\
+        criterion = nn.CrossEntropyLoss(reduction="none")
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward()
+        """
+    assert _after_finding(tmp_path, source, "GD103", 4).splitlines()[3] == "    loss.mean().backward()"
+    # Near miss: the tensor is the model's output, not a loss: averaging it is no fix.
+    assert _after_finding(tmp_path, source.replace("criterion(model(x), y)", "model(x)"), "GD103", 4) is None
+
+
+def test_log_of_softmax_becomes_log_softmax(tmp_path):
+    after = _after_finding(tmp_path, "logp = torch.log(F.softmax(logits, dim=-1))\n", "GD301", 1)
+    assert after == "logp = F.log_softmax(logits, dim=-1)\n"
+    after = _after_finding(tmp_path, "logp = logits.softmax(dim=1).log()\n", "GD301", 1)
+    assert after == "logp = logits.log_softmax(dim=1)\n"
+    # Near miss: a log of a sigmoid elsewhere on the line is not a softmax.
+    assert _after_finding(tmp_path, "loss = -(y * torch.log(p)).mean()\n", "GD301", 1) is None
+
+
+def test_edits_of_one_file_are_planned_on_one_parse_and_applied_together(tmp_path):
+    source = """\
+        # data
+        loader = DataLoader(dataset, batch_size=16)
+
+
+        def train_a(model, opt):
+            for x, y in loader:
+                loss = crit(model(x), y)
+                loss.backward()
+                opt.step()
+
+
+        def train_b(model, opt):
+            for x, y in loader:
+                # the batch loss
+                loss = crit(model(x), y)
+                loss.backward()
+                opt.step()
+        """
+    p, path = _plan(tmp_path, source, ("GD504", 2), ("GD201", 9), ("GD201", 17))
+    assert len(p.fixes) == 3
+    after = p.files[str(path.resolve())].after
+    expected = textwrap.dedent(source).replace("batch_size=16)", "batch_size=16, shuffle=True)").replace(
+        "        loss.backward()", "        opt.zero_grad()\n        loss.backward()")
+    assert after == expected
+    # each finding's own diff holds its edit alone
+    added = [[x for x in f.diff.splitlines() if x.startswith("+") and not x.startswith("+++")] for f in p.fixes]
+    assert added == [["+loader = DataLoader(dataset, batch_size=16, shuffle=True)"], ["+        opt.zero_grad()"],
+                     ["+        opt.zero_grad()"]]
+
+
+_DEAD_RELU = """\
+    class Regressor(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.out = nn.Linear(32, 1)
+            self.final = nn.ReLU()  # "predictions are never negative"
+
+        def forward(self, x):
+            return self.final(self.out(x))
+    """
+
+
+def test_dead_output_relu_is_dropped_from_the_forward(tmp_path):
+    after = _after_finding(tmp_path, _DEAD_RELU, "GD505", 8, evidence={"first_constant": "final", "first_constant_line": 5})
+    assert after.splitlines()[7] == "        return self.out(x)"
+    # Near misses: no layer named by the run, or the constant layer is not a ReLU applied last.
+    assert _after_finding(tmp_path, _DEAD_RELU, "GD505", 8) is None
+    hidden = _DEAD_RELU.replace("return self.final(self.out(x))", "return self.out(self.final(x))")
+    assert _after_finding(tmp_path, hidden, "GD505", 8, evidence={"first_constant": "final", "first_constant_line": 5}) is None

@@ -17,12 +17,14 @@ def _copy(graddoctor_cli, program: str) -> tuple[Path, str]:
     return target, target.read_text()
 
 
-def test_write_without_verify_applies_the_edit_once(graddoctor_cli):
+def test_no_verify_writes_the_unverified_edit_once_and_says_so_loudly(graddoctor_cli):
     target, original = _copy(graddoctor_cli, "gd206_regression.py")
-    ran = graddoctor_cli("fix", "--write", "train.py", timeout=300)
+    ran = graddoctor_cli("fix", "--write", "--no-verify", "train.py", timeout=300)
     assert ran.returncode == 1, ran.stderr  # the original program has the warning
     assert "Not verified" in ran.stdout
+    assert "verify: the edited program" not in ran.stdout  # nothing was re-run
     assert "wrote 1 edit to train.py" in ran.stderr
+    assert "graddoctor fix: WARNING: --no-verify: 1 edit written WITHOUT verification" in ran.stderr
     edited = target.read_text()
     backward, clip, step = (edited.index(s) for s in ("loss.backward()", "clip_grad_norm_", "optimizer.step()"))
     assert backward < clip < step
@@ -70,7 +72,8 @@ def test_finding_in_a_file_outside_the_project_gets_no_edit(graddoctor_cli):
 
 def test_edit_that_does_not_verify_is_reported_failed_and_not_written(graddoctor_cli):
     target, original = _copy(graddoctor_cli, "gd110_teacher_in_block.py")
-    ran = graddoctor_cli("fix", "--verify", "--write", "--json", "fix.json", "train.py", timeout=600)
+    # --write alone verifies first
+    ran = graddoctor_cli("fix", "--write", "--json", "fix.json", "train.py", timeout=600)
     assert ran.returncode == 1
     finding = next(f for f in json.loads((graddoctor_cli.path / "fix.json").read_text())["findings"] if f["code"] == "GD110")
     fix = finding["fix"]
@@ -78,7 +81,7 @@ def test_edit_that_does_not_verify_is_reported_failed_and_not_written(graddoctor
     # Out of no_grad, the teacher (in no optimizer) now gets gradients: the re-run names it.
     assert fix["new_findings"] == ["GD106@train.py:11"]
     assert "-    with torch.no_grad():" in fix["diff"]
-    assert "GD110 train.py:15  gone, new: GD106@train.py:11  FAILED (not written)" in ran.stdout
+    assert "GD110 train.py:15  FAILED (not written): new: GD106@train.py:11" in ran.stdout
     assert "nothing written (no edit verified)" in ran.stderr
     assert target.read_text() == original
 
@@ -105,3 +108,35 @@ def test_edited_run_gets_the_same_arguments_cwd_and_step_count(graddoctor_cli):
     fix = next(f for f in json.loads((graddoctor_cli.path / "fix.json").read_text())["findings"] if f["code"] == "GD201")["fix"]
     assert fix["verified"] is True
     assert target.read_text() == original  # no --write: the user's file is untouched
+
+
+def test_edit_whose_program_crashes_is_not_written_and_the_crash_is_named(graddoctor_cli):
+    # Dropping `.item()` leaves tensors in the history the script dumps as JSON at its end.
+    target, original = _copy(graddoctor_cli, "gd101_history_json.py")
+    ran = graddoctor_cli("fix", "--write", "--json", "fix.json", "train.py", timeout=600)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    fix = next(f for f in json.loads((graddoctor_cli.path / "fix.json").read_text())["findings"] if f["code"] == "GD101")["fix"]
+    assert fix["verified"] is False
+    line = next(x for x in ran.stdout.splitlines() if x.startswith("  GD101 train.py:"))
+    assert "FAILED (not written): the edited program crashed: TypeError: Object of type Tensor is not JSON serializable" in line
+    assert "gone" not in line and "nothing new" not in line
+    assert "nothing written (no edit verified)" in ran.stderr
+    assert target.read_text() == original
+
+
+def test_edit_that_trains_another_quantity_is_rejected(graddoctor_cli):
+    # The triplet case: the real cause is the unpacking order; dropping `.item()` on the similarity
+    # trains the similarity (its backward line's series falls) while the triplet loss the script prints rises.
+    target, original = _copy(graddoctor_cli, "gd101_tuple_order.py")
+    ran = graddoctor_cli("fix", "--write", "train.py", timeout=600)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    line = next(x for x in ran.stdout.splitlines() if x.startswith("  GD101 train.py:"))
+    assert "FAILED (not written): the loss it prints went" in line, ran.stdout
+    assert target.read_text() == original
+
+
+def test_verify_and_no_verify_together_are_a_usage_error(graddoctor_cli):
+    _copy(graddoctor_cli, "gd206_regression.py")
+    ran = graddoctor_cli("fix", "--verify", "--no-verify", "--write", "train.py", timeout=120)
+    assert ran.returncode == 2
+    assert "contradict" in ran.stderr

@@ -24,8 +24,15 @@ def fix_main(argv: list[str]) -> int:
     parser.prog = "graddoctor fix"
     parser.description = "Run SCRIPT as `run` does, then show (and with --write apply) the edits that fix what it found."
     parser.add_argument("--verify", action="store_true", help="run the edited program (a temporary copy) and report whether each finding is gone")
-    parser.add_argument("--write", action="store_true", help="apply the edits to your files (with --verify: only the verified ones)")
+    parser.add_argument("--write", action="store_true", help="verify the edits, then apply the verified ones to your files")
+    parser.add_argument("--no-verify", action="store_true", help="with --write: write the edits without running them first (not recommended)")
     opts = parser.parse_args(ours)
+    if opts.no_verify and opts.verify:
+        parser.error("--verify and --no-verify contradict each other")
+    if opts.no_verify and not opts.write:
+        parser.error("--no-verify only makes sense with --write")
+    if opts.write and not opts.no_verify:
+        opts.verify = True  # nothing unproven is written
     if opts.module:
         parser.error("fix edits a script: give SCRIPT, not -m MODULE")
     if not opts.script:
@@ -36,25 +43,38 @@ def fix_main(argv: list[str]) -> int:
         print(f"graddoctor fix: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     started = time.time()
-    with run_command(opts, opts.script, script_args) as ran:
-        if ran.code is not None:
-            return ran.code
-        if ran.dist is not None:  # under torchrun the report is the ranks' together: no edits
-            return report_run(ran)
-        fixing = _Fixing(ran, started)
-        fixing.plan_and_verify()  # the findings carry their edits (verified or not) ...
-        code = report_run(ran)  # ... in the report printed and written ...
-        return fixing.finish(code)  # ... and then the edits are shown and written
+    from graddoctor.fix.printed import capture, release
+
+    # The script's own prints (its loss, its accuracy) are a second witness of what the edit did.
+    tee = capture() if opts.verify else None
+    try:
+        with run_command(opts, opts.script, script_args) as ran:
+            release(tee)
+            return _after_run(ran, started, tee.text() if tee else None)
+    finally:
+        release(tee)
+
+
+def _after_run(ran: RunResult, started: float, printed: str | None) -> int:
+    if ran.code is not None:
+        return ran.code
+    if ran.dist is not None:  # under torchrun the report is the ranks' together: no edits
+        return report_run(ran)
+    fixing = _Fixing(ran, started, printed)
+    fixing.plan_and_verify()  # the findings carry their edits (verified or not) ...
+    code = report_run(ran)  # ... in the report printed and written ...
+    return fixing.finish(code)  # ... and then the edits are shown and written
 
 
 class _Fixing:
-    def __init__(self, ran: RunResult, started: float):
+    def __init__(self, ran: RunResult, started: float, printed: str | None = None):
         self.opts, self.target, self.args, self.outcome = ran.opts, ran.target, ran.args, ran.outcome
         self.root, self.html = ran.root, ran.html_path
         self.started = started
         self.verdicts = None  # per edit, after --verify
         self.edited = None  # the edited program's run
         self.before: list[tuple[int, float]] = []  # the original run's loss curve
+        self.printed = printed  # what the original script printed
 
     def plan_and_verify(self) -> None:
         """Before the report is printed and written: plan, verify, and put the results on the findings."""
@@ -70,7 +90,7 @@ class _Fixing:
 
     def _verify(self, findings, fixes: dict[int, dict]) -> dict[int, dict]:
         """The fix objects of `fixes` (by the id of the planned finding) with what the re-run proved."""
-        from graddoctor.fix.losses import ends, loss_curve
+        from graddoctor.fix.losses import ends, line_losses
         from graddoctor.editing.plan import plan
         from graddoctor.fix.verify import judge, run_edited
 
@@ -82,9 +102,10 @@ class _Fixing:
             cap = self.opts.max_steps
         else:
             cap = min(steps, self.opts.max_steps or steps)
-        self.before = loss_curve(self.outcome.session)
+        lines = line_losses(self.outcome.session)
+        self.before = lines[0].curve() if lines else []
         self.edited = run_edited(self.plan, self.root, self.target, self.args, cap)
-        self.verdicts = judge(self.plan, findings, self.edited)
+        self.verdicts = judge(self.plan, findings, self.edited, lines, self.printed)
         failed = [v for v in self.verdicts if not v.verified]
         passed = [v.fix.finding for v in self.verdicts if v.verified]
         if failed and passed:
@@ -92,7 +113,7 @@ class _Fixing:
             # second run proved is what --write may write.
             self.plan = plan(passed, self.root, self.started)
             self.edited = run_edited(self.plan, self.root, self.target, self.args, cap)
-            self.verdicts = judge(self.plan, findings, self.edited) + failed
+            self.verdicts = judge(self.plan, findings, self.edited, lines, self.printed) + failed
         proved = {id(v.fix.finding): dict(fixes[id(v.fix.finding)], verified=v.verified, loss_before=ends(self.before),
                                           loss_after=ends(self.edited.loss), new_findings=v.new_findings)
                   for v in self.verdicts}
@@ -130,4 +151,8 @@ class _Fixing:
             return EXIT_USAGE
         for f in files:
             print(f"graddoctor fix: wrote {len(f.fixes)} edit{'s' if len(f.fixes) != 1 else ''} to {f.shown}", file=sys.stderr)
+        if self.verdicts is None:
+            count = sum(len(f.fixes) for f in files)
+            print(f"graddoctor fix: WARNING: --no-verify: {count} edit{'s' if count != 1 else ''} written WITHOUT verification; "
+                  "they were never run: check them, or run `graddoctor fix --verify` to prove them", file=sys.stderr)
         return code

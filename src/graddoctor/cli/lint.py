@@ -84,7 +84,8 @@ def lint_command(argv: list[str]) -> int:
     if fixing:
         findings = _fix(results, findings, write=opts.fix and not opts.diff)
     findings = sort_findings(findings)
-    if opts.format == "json" and findings:
+    if fixing and opts.format == "json" and findings:
+        # Planning edits parses every file with findings again: only when edits are asked for.
         findings = _attach_edits(findings, files)
     fail_on = opts.fail_on or cfg.fail_on or "warning"
     rendered = _render(opts.format, findings, files, opts)
@@ -130,7 +131,7 @@ def _fix(results, findings, write: bool):
 
 
 def _attach_edits(findings, files: list[str]) -> list:
-    """JSON findings carry the edit `graddoctor fix` would make, where one is known (without libcst: none)."""
+    """With --fix/--diff, JSON findings carry the edit `graddoctor fix` would make, where one is known."""
     import os
 
     from graddoctor.fix.attach import attach_known

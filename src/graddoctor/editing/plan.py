@@ -11,7 +11,7 @@ import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graddoctor.finding import Finding
+from graddoctor.finding import Finding, Severity
 
 _PACKAGE_DIR = os.path.realpath(Path(__file__).parent.parent)  # graddoctor's own files are never edited
 
@@ -58,6 +58,8 @@ def plan(findings: list[Finding], root: str, since: float | None = None) -> Plan
     out = Plan()
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
+        if f.severity < Severity.WARNING:
+            continue  # weak evidence: a hint to look, never a reason to change the user's code
         path = editable_path(f.file, root) if f.code in edits else None
         if path is not None:
             by_path.setdefault(path, []).append(f)
@@ -70,34 +72,60 @@ def plan(findings: list[Finding], root: str, since: float | None = None) -> Plan
             continue
         file_edit = FileEdit(path, found[0].file, original, original, hashlib.sha256(data).hexdigest())
         file_edit.stale = since is not None and os.stat(path).st_mtime > since
+        parsed: dict[str, object] = {}  # text -> its Source: one parse (and metadata) per text, not per finding
+        merged: dict = {}  # the replacements of every edit made on the original tree, applied in one rewrite
+        claimed: set[int] = set()  # ids of the nodes those edits replace, and of their ancestors
+        imports: list[str] = []
+        later: list[tuple[Finding, str]] = []  # edits that touch the same nodes as an earlier one
         for f in sorted(found, key=lambda x: (x.line or 0, x.code)):
-            single = _edit(edits[f.code], f, original)
-            if single is None or single[1] == original:
+            single = _change(edits[f.code], f, original, parsed)
+            if single is None:
                 continue
-            title, alone = single
-            moved = shifted(f, line_map(original, file_edit.after))
-            together = _edit(edits[f.code], moved, file_edit.after) if moved else None
-            if together is None or together[1] == file_edit.after:
-                continue  # clashes with an earlier edit of the same lines: left for a second run
-            file_edit.after = together[1]
-            fix = PlannedFix(f, path, title, unified_diff(f.file, original, alone))
+            src, change, alone = single
+            keys = list(change.replacements)
+            mine = {id(k) for k in keys} | {id(a) for k in keys for a in src.ancestors(k)}
+            fix = PlannedFix(f, path, change.title, unified_diff(f.file, original, alone))
+            if mine & claimed:
+                later.append((f, fix))
+                continue
+            claimed |= mine
+            merged.update(change.replacements)
+            imports += [line for line in change.imports if line not in imports]
             file_edit.fixes.append(fix)
-            out.fixes.append(fix)
+        if merged or imports:
+            from graddoctor.editing.source import Change, apply_change
+
+            file_edit.after = apply_change(parsed[original], Change("", merged, imports))
+        for f, fix in later:  # on the text the others left: a second parse, for these alone
+            moved = shifted(f, line_map(original, file_edit.after))
+            together = _change(edits[f.code], moved, file_edit.after, parsed) if moved else None
+            if together is None:
+                continue  # clashes with an earlier edit of the same lines: left for a second run
+            file_edit.after = together[2]
+            file_edit.fixes.append(fix)
+        file_edit.fixes.sort(key=lambda x: (x.finding.line or 0, x.finding.code))
+        out.fixes.extend(file_edit.fixes)
         if file_edit.fixes:
             out.files[path] = file_edit
     return out
 
 
-def _edit(module, finding: Finding, text: str) -> tuple[str, str] | None:
-    """(title, new text) of one edit of `text`, or None."""
+def _change(module, finding: Finding, text: str, parsed: dict):
+    """(the Source of `text`, the Change, the new text) of one edit of `text`, or None when there is none.
+    `parsed` keeps each text's Source (edits never change the tree they read: a rewrite builds a new one)."""
     import libcst as cst
 
     from graddoctor.editing.source import Source, apply_change
 
     try:
-        src = Source(text)
+        src = parsed.get(text)
+        if src is None:
+            src = parsed[text] = Source(text)
         change = module.edit(finding, src)
-        return None if change is None else (change.title, apply_change(src, change))
+        if change is None:
+            return None
+        after = apply_change(src, change)
+        return None if after == text else (src, change, after)
     except (cst.ParserSyntaxError, ValueError, RecursionError):
         return None  # code libcst cannot read: no edit rather than a wrong one
 

@@ -116,6 +116,18 @@ def _is_scaler_call(src: Source, call: cst.Call) -> bool:
     return name_of(src, receiver(call)) in scalers - {None}
 
 
+def walk(node: cst.CSTNode):
+    """`node` and every node below it, in source order."""
+    yield node
+    for child in node.children:
+        yield from walk(child)
+
+
+def inside(src: Source, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+    """`node` is `container` or lies below it."""
+    return _inside(src, node, container)
+
+
 def _inside(src: Source, node: cst.CSTNode, container: cst.CSTNode) -> bool:
     while node is not None:
         if node is container:

@@ -25,6 +25,7 @@ class Source:
         self.tree = self._wrapper.module
         self._positions = self._wrapper.resolve(PositionProvider)
         self._parents = self._wrapper.resolve(ParentNodeProvider)
+        self._offsets: dict[int, tuple[int, int]] | None = None  # top-level statement -> (start, length) in text
 
     # ---- where things are -------------------------------------------------------------------
 
@@ -95,7 +96,45 @@ class Source:
         """The text with each named node replaced (by identity in `tree`)."""
         if not replacements:
             return self.text
-        return self.tree.visit(_Replace(replacements)).code
+        local = self._rewrite_local(replacements)
+        return local if local is not None else self.tree.visit(_Replace(replacements)).code
+
+    def _rewrite_local(self, replacements: dict[cst.CSTNode, Replacement]) -> str | None:
+        """The same text, when every replaced node lies inside one top-level statement: only that statement is
+        rewritten and put back in its place (a large file is not rendered again per edit); else None."""
+        tops = {id(t): t for t in (self._top(k) for k in replacements)}
+        if len(tops) != 1 or None in tops.values():
+            return None
+        top = next(iter(tops.values()))
+        if top is None or any(k is top for k in replacements):
+            return None
+        if self._offsets is None:
+            at = len(self.text) - len(self.tree.with_changes(header=[]).code)  # the header's length
+            self._offsets = {}
+            for stmt in self.tree.body:
+                size = len(self.tree.code_for_node(stmt))
+                self._offsets[id(stmt)] = (at, size)
+                at += size
+        start, size = self._offsets[id(top)]
+        new = top.visit(_Replace(replacements))
+        if not isinstance(new, cst.CSTNode):
+            return None
+        return self.text[:start] + self.tree.code_for_node(new) + self.text[start + size:]
+
+    def _top(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The module-level statement that holds `node`."""
+        while node is not None:
+            parent = self.parent(node)
+            if parent is self.tree:
+                return node
+            node = parent
+        return None
+
+    def ancestors(self, node: cst.CSTNode) -> list[cst.CSTNode]:
+        out = []
+        while (node := self.parent(node)) is not None:
+            out.append(node)
+        return out
 
 
 class _Replace(cst.CSTTransformer):
@@ -136,13 +175,20 @@ def expression(code: str) -> cst.BaseExpression:
     return cst.parse_expression(code)
 
 
+def _split_lead(lead) -> tuple[list, list]:
+    """A statement's leading lines as (the blank lines above its comment block, the comment block)."""
+    lead = list(lead)
+    first = next((i for i, line in enumerate(lead) if line.comment is not None), len(lead))
+    return lead[:first], lead[first:]
+
+
 def before(new: cst.BaseStatement) -> Callable:
-    """Replacement for a statement: `new`, then the statement (its comments stay with it)."""
+    """Replacement for a statement: `new`, then the statement, which keeps the comment block above it
+    (the comment describes it, not `new`); blank lines above the comment go above `new`."""
 
     def put(updated: cst.BaseStatement):
-        # The statement's leading blank lines/comments go above the new one, so they keep their place.
-        lead = getattr(updated, "leading_lines", ())
-        return cst.FlattenSentinel([new.with_changes(leading_lines=lead), updated.with_changes(leading_lines=())])
+        blank, comments = _split_lead(getattr(updated, "leading_lines", ()))
+        return cst.FlattenSentinel([new.with_changes(leading_lines=blank), updated.with_changes(leading_lines=comments)])
 
     return put
 
@@ -154,9 +200,15 @@ def after(*new: cst.BaseStatement) -> Callable:
     return put
 
 
-def moved_before(moving: cst.BaseStatement) -> Callable:
+def moving(stmt: cst.BaseStatement) -> cst.BaseStatement:
+    """A statement that moves elsewhere (and is removed where it was) takes the comment above it along;
+    the blank lines stay behind."""
+    return stmt.with_changes(leading_lines=_split_lead(getattr(stmt, "leading_lines", ()))[1])
+
+
+def moved_before(moving_stmt: cst.BaseStatement) -> Callable:
     """Replacement that puts a statement that is being moved (removed elsewhere) before this one."""
-    return before(moving.with_changes(leading_lines=()))
+    return before(moving(moving_stmt))
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
 A fresh interpreter imports the edited copies of the user's modules, not the ones the first run
 imported. Files of the temporary copy (COPY) are shown under their real names (below ROOT), so
-findings of both runs compare line by line. Writes {"report": ..., "loss": [[step, value], ...]} to OUT.
+findings of both runs compare line by line. Writes {"report": ..., "lines": [per backward line's loss series], "internal_errors": [...]} to OUT;
+the script's own prints go to stdout, which the parent reads.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 
 def main(argv: list[str]) -> int:
     out, root, copy, max_steps, script, *args = argv
-    from graddoctor.fix.losses import loss_curve
+    from graddoctor.fix.losses import line_losses
     from graddoctor.locate import display_path, name_files
     from graddoctor.runner.outputs import write_atomically
     from graddoctor.runner.script import run_target
@@ -26,7 +27,7 @@ def main(argv: list[str]) -> int:
 
     name_files(real_name)
     outcome = run_target(script, args, max_steps=int(max_steps) if max_steps else None)
-    data = {"report": outcome.report.to_dict(), "loss": loss_curve(outcome.session),
+    data = {"report": outcome.report.to_dict(), "lines": [s.to_json() for s in line_losses(outcome.session)],
             "internal_errors": list(outcome.session.internal_errors)}
     # Atomically: the parent reads the file only if it exists, so never half of it.
     write_atomically(out, json.dumps(data, allow_nan=True))

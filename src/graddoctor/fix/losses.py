@@ -1,25 +1,66 @@
-"""The loss curve of a run, as the numerics already read it once per optimizer step (no extra reads)."""
+"""The loss of a run per backward() line, as the numerics already read it once per optimizer step (no extra reads).
+
+`--verify` compares the edited program's loss with the original's at the same backward line,
+made by the same statement: an edit that changes what is backpropagated is not judged by the
+new quantity's curve.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 
-def loss_curve(session) -> list[tuple[int, float]]:
-    """(step, loss) of the run's main loss series: the backward line with the most optimizer steps.
 
-    Only the first and last windows of a long run are kept by the numerics; the points
-    between are not known, and the curve says so by its step numbers.
-    """
+@dataclass
+class LineLoss:
+    """One backward line's loss series: the first and last windows the numerics keep."""
+
+    file: str | None
+    line: int | None
+    count: int  # optimizer steps with a finite loss from this line
+    first: list[float] = field(default_factory=list)
+    last: list[float] = field(default_factory=list)
+    made: tuple[str, int] | None = None  # the user line that made the loss (deep mode), when known
+
+    def curve(self) -> list[tuple[int, float]]:
+        """(step, loss); the points between the two windows are not known, and the step numbers say so."""
+        points = [(i + 1, v) for i, v in enumerate(self.first)]
+        start = self.count - len(self.last) + 1
+        points += [(start + i, v) for i, v in enumerate(self.last) if start + i > len(self.first)]
+        return points
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "line": self.line, "count": self.count, "first": self.first,
+                "last": self.last, "made": list(self.made) if self.made else None}
+
+    @classmethod
+    def from_json(cls, data: dict) -> LineLoss:
+        made = data.get("made")
+        return cls(data["file"], data["line"], int(data["count"]), [float(v) for v in data["first"]],
+                   [float(v) for v in data["last"]], (made[0], int(made[1])) if made else None)
+
+
+def line_losses(session) -> list[LineLoss]:
+    """Every backward line's series of the run, the one with the most optimizer steps first."""
+    from graddoctor.locate import display_path
     from graddoctor.numerics.layers import LayerStats
 
     stats = next((o for o in session.observers if isinstance(o, LayerStats)), None)
-    if stats is None or not stats.record.loss_series.series:
+    if stats is None:
         return []
-    series = max(stats.record.loss_series.series.values(), key=lambda s: s.count)
-    points = [(i + 1, v) for i, v in enumerate(series.first)]
-    tail = list(series.last)
-    start = series.count - len(tail) + 1
-    points += [(start + i, v) for i, v in enumerate(tail) if start + i > len(series.first)]
-    return points
+    record = stats.record
+    out = []
+    for series in record.loss_series.series.values():
+        made = record.loss_lines.get((series.where.file, series.where.line))
+        # Shown as findings show them: the edited copy's files under their real names, both runs alike.
+        out.append(LineLoss(display_path(series.where.file), series.where.line, series.count, list(series.first),
+                            list(series.last), (display_path(made.file), made.line) if made and made.file else None))
+    return sorted(out, key=lambda s: -s.count)
+
+
+def loss_curve(session) -> list[tuple[int, float]]:
+    """(step, loss) of the run's main loss series: the backward line with the most optimizer steps."""
+    lines = line_losses(session)
+    return lines[0].curve() if lines else []
 
 
 def ends(curve: list[tuple[int, float]]) -> list[float] | None:

@@ -18,15 +18,15 @@ def summary(plan, verdicts, edited, before, opts) -> str:
         out.append("")
     if verdicts is None:
         out.append("Not verified: `--verify` runs the edited program to prove the edits"
-                   + ("; `--write` applied them as they are" if opts.write else "") + ".")
+                   + ("; --no-verify: `--write` applied them as they are" if opts.write else "") + ".")
         return "\n".join(out) + "\n"
     out.append(_ran(edited))
     for v in verdicts:
         f = v.fix.finding
-        said = ["gone" if v.gone else "still reported"]
-        said.append("new: " + ", ".join(v.new_findings) if v.new_findings else "nothing new")
-        verdict = "verified" if v.verified else "FAILED (not written)"
-        out.append(f"  {f.code} {f.file}:{f.line}  {', '.join(said)}  {verdict}")
+        if v.verified:
+            out.append(f"  {f.code} {f.file}:{f.line}  gone, nothing new  verified")
+        else:
+            out.append(f"  {f.code} {f.file}:{f.line}  FAILED (not written): {v.reason}")
     out.append(f"  loss: before {_ends(before)}; after {_ends(edited.loss)}")
     return "\n".join(out) + "\n"
 

@@ -19,12 +19,15 @@ from dataclasses import dataclass, field
 
 from graddoctor.finding import Finding, Severity
 from graddoctor.editing.plan import FileEdit, Plan, PlannedFix
+from graddoctor.fix.losses import LineLoss
 
 
 @dataclass
 class EditedRun:
     findings: list[Finding] = field(default_factory=list)
-    loss: list[tuple[int, float]] = field(default_factory=list)
+    lines: list[LineLoss] = field(default_factory=list)  # per backward line, the most stepped first
+    loss: list[tuple[int, float]] = field(default_factory=list)  # the series compared with the original's
+    printed: str = ""  # what the script printed
     status: str = "crashed"
     exception: dict | None = None
     steps: int = 0
@@ -37,6 +40,7 @@ class Verdict:
     gone: bool
     new_findings: list[str]
     verified: bool
+    reason: str | None = None  # why it failed, in plain words
 
 
 def overlay(root: str, files: dict[str, FileEdit]) -> str:
@@ -87,9 +91,12 @@ def run_edited(plan: Plan, root: str, script: str, args: list[str], max_steps: i
     finally:
         shutil.rmtree(copy, ignore_errors=True)
     report = data["report"]
+    lines = [LineLoss.from_json(s) for s in data.get("lines", [])]
     return EditedRun(
         findings=[Finding.from_json(f) for f in report["findings"]],
-        loss=[(int(s), float(v)) for s, v in data["loss"]],
+        lines=lines,
+        loss=lines[0].curve() if lines else [],
+        printed=proc.stdout,
         status=report["status"],
         exception=report["exception"],
         steps=report["steps_observed"] or 0,
@@ -105,19 +112,53 @@ def _env() -> dict[str, str]:
     return env
 
 
-def judge(plan: Plan, before: list[Finding], edited: EditedRun) -> list[Verdict]:
-    """Per edit: is its finding gone, and did errors or warnings appear that the first run did not have?"""
+def judge(plan: Plan, before: list[Finding], edited: EditedRun, before_lines: list[LineLoss] | None = None,
+          printed_before: str | None = None) -> list[Verdict]:
+    """Per edit: is its finding gone, did the edited program run to its end without a crash, did errors or
+    warnings appear that the first run did not have, and does it still train the same loss?"""
+    from graddoctor.fix.objective import objective_changed, same_line
+    from graddoctor.fix.printed import metrics
+
     maps = {f.shown: f.line_map() for f in plan.files.values()}
     known = {(f.code, f.file, maps.get(f.file, {}).get(f.line, f.line) if f.line else None) for f in before}
     new = sorted({_key(f) for f in edited.findings
                   if f.severity >= Severity.WARNING and (f.code, f.file, f.line) not in known})
-    ran = edited.failure is None and edited.status in ("completed", "stopped")
+    _, same = same_line(before_lines or [], edited.lines, maps)
+    if same is not None:
+        edited.loss = same.curve()
+    crash = _crash(edited)
+    changed = None if crash else objective_changed(
+        before_lines or [], edited.lines, maps, metrics(printed_before) if printed_before else None,
+        metrics(edited.printed) if edited.printed else None)
     verdicts = []
     for fix in plan.fixes:
         f = fix.finding
         gone = not any(g.code == f.code and g.file == f.file for g in edited.findings)
-        verdicts.append(Verdict(fix, gone, new, gone and ran and not new))
+        reason = crash or changed
+        if reason is None and new:
+            reason = "new: " + ", ".join(new)
+        if reason is None and not gone:
+            reason = "its finding is still reported"
+        verdicts.append(Verdict(fix, gone, new, reason is None, reason))
     return verdicts
+
+
+def _crash(edited: EditedRun) -> str | None:
+    """Why the edited program did not run to its end (or to the step cap), in plain words; None when it did."""
+    if edited.failure is not None and not edited.findings and edited.status == "crashed" and edited.exception is None:
+        tail = edited.failure.strip().splitlines()
+        return "the edited program could not be run" + (f": {tail[-1]}" if tail else "")
+    if edited.status == "crashed":
+        e = edited.exception
+        if e:
+            where = f" at {e['file']}:{e['line']}" if e.get("file") else ""
+            return f"the edited program crashed: {e['type']}: {e['message']}{where}"
+        return "the edited program crashed"
+    if edited.failure is not None:
+        return f"graddoctor failed while running the edited program: {edited.failure.strip().splitlines()[-1]}"
+    if edited.status not in ("completed", "stopped"):
+        return f"the edited program did not run to its end ({edited.status})"
+    return None
 
 
 def _key(f: Finding) -> str:

@@ -104,6 +104,8 @@ class Probabilities:
             related.append(Related(call.where.shown()["file"], call.where.line, f"the loss that gets its output"))
         elif call.squashed_by:
             message += f" The values come straight from a {call.squashed_by}."
+        # The loss that got the values: its edit differs (drop the softmax for cross_entropy, log_softmax for nll_loss).
+        evidence = {**evidence, "loss": call.name, "squashed_by": call.squashed_by}
         found = make("GD501", message, hint=hint, related=related, step=call.step, evidence=evidence, **at.shown())
         (self._persistent if persistent else self.found)[key] = found
 

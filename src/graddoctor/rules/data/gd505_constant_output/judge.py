@@ -104,6 +104,9 @@ class ConstantOutput:
                 related.append(Related(line.shown()["file"], line.line, f"`{name}` is defined here; its output is "
                                                                         "the same for every sample"))
         evidence = {"checks": checks, "loss_calls": last.index - first.index + 1, "probed": probe is not None}
+        if layer is not None and layer[1] is not None and layer[1].file:
+            # Where the first constant layer is defined: its edit (a dead final ReLU dropped) starts there.
+            evidence.update(first_constant=layer[0], first_constant_line=layer[1].line)
         self.found[key] = make("GD505", message, related=related, step=last.step, evidence=evidence, **where.shown())
 
     def findings(self) -> list[Finding]:

@@ -7,7 +7,7 @@ import libcst as cst
 
 from graddoctor.finding import Finding
 from graddoctor.editing.shape import name_of, siblings
-from graddoctor.editing.source import Change, Source, after, callee_name
+from graddoctor.editing.source import Change, Source, after, callee_name, moving
 
 CODE = "GD106"
 
@@ -29,7 +29,7 @@ def edit(finding: Finding, src: Source) -> Change | None:
     if not replaced:
         return None  # the optimizer was given a subset: which parameters were meant is not guessed
     return Change(f"build the optimizer after `{model}` is changed",
-                  {built: cst.RemoveFromParent(), replaced[-1]: after(built.with_changes(leading_lines=()))})
+                  {built: cst.RemoveFromParent(), replaced[-1]: after(moving(built))})
 
 
 def _replaces_part_of(src: Source, stmt: cst.BaseStatement, model: str) -> bool:

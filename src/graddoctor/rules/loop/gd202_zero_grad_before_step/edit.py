@@ -7,7 +7,7 @@ import libcst as cst
 
 from graddoctor.finding import Finding
 from graddoctor.editing.shape import calls_in, last_calling, siblings
-from graddoctor.editing.source import Change, Source, after, moved_before
+from graddoctor.editing.source import Change, Source, after, moved_before, moving
 
 CODE = "GD202"
 
@@ -25,5 +25,5 @@ def edit(finding: Finding, src: Source) -> Change | None:
         return Change("move `zero_grad()` before the backward", {clear: cst.RemoveFromParent(), backward: moved_before(clear)})
     step = next((s for s in body[at + 1:] if calls_in(src, s, "step")), None)
     if step is not None:
-        return Change("move `zero_grad()` after the step", {clear: cst.RemoveFromParent(), step: after(clear.with_changes(leading_lines=()))})
+        return Change("move `zero_grad()` after the step", {clear: cst.RemoveFromParent(), step: after(moving(clear))})
     return None

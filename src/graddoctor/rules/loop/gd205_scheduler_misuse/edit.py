@@ -7,7 +7,7 @@ import libcst as cst
 
 from graddoctor.finding import Finding
 from graddoctor.editing.shape import calls_in, siblings
-from graddoctor.editing.source import Change, Source, after
+from graddoctor.editing.source import Change, Source, after, moving
 
 CODE = "GD205"
 
@@ -18,7 +18,7 @@ def edit(finding: Finding, src: Source) -> Change | None:
         return None
     body = siblings(src, stmt)
     at = body.index(stmt) if stmt in body else -1
-    moved = stmt.with_changes(leading_lines=())
+    moved = moving(stmt)
     later_step = next((s for s in body[at + 1:] if calls_in(src, s, "step")), None)
     if later_step is not None:
         return Change("step the scheduler after the optimizer", {stmt: cst.RemoveFromParent(), later_step: after(moved)})

@@ -7,7 +7,7 @@ import libcst as cst
 
 from graddoctor.finding import Finding
 from graddoctor.editing.shape import calls_in, first_calling, last_calling, siblings
-from graddoctor.editing.source import Change, Source, after
+from graddoctor.editing.source import Change, Source, after, moving
 
 CODE = "GD206"
 _CLIPS = ("clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grads_with_norm_")
@@ -27,4 +27,4 @@ def edit(finding: Finding, src: Source) -> Change | None:
     if backward is None or not any(calls_in(src, s, "step") for s in others[others.index(backward) + 1:]):
         return None
     return Change("clip between the backward and the step",
-                  {clip: cst.RemoveFromParent(), backward: after(clip.with_changes(leading_lines=()))})
+                  {clip: cst.RemoveFromParent(), backward: after(moving(clip))})

@@ -1,0 +1,29 @@
+"""GD505: drop the dead ReLU on the model's output: where the first layer whose output is constant is an
+`nn.ReLU()` held in an attribute (`self.final = nn.ReLU()`) and applied last (`return self.final(out)`),
+the forward returns `out` instead. Any other constant layer gets no edit."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from graddoctor.finding import Finding
+from graddoctor.editing.shape import name_of
+from graddoctor.editing.source import Change, Source, callee_name
+
+CODE = "GD505"
+
+
+def edit(finding: Finding, src: Source) -> Change | None:
+    line = (finding.evidence or {}).get("first_constant_line")
+    stmt = src.statement_at(line) if isinstance(line, int) else None
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 or not isinstance(stmt.body[0], cst.Assign):
+        return None
+    assign = stmt.body[0]
+    if len(assign.targets) != 1 or not isinstance(assign.value, cst.Call) or callee_name(assign.value) != "ReLU":
+        return None
+    held = name_of(src, assign.targets[0].target)
+    applied = [c for c in src.nodes(cst.Call) if held is not None and src.code(c.func) == held]
+    if len(applied) != 1 or len(applied[0].args) != 1 or not isinstance(src.parent(applied[0]), cst.Return):
+        return None  # applied elsewhere than as the returned output, or several times: not the output's ReLU
+    inner = applied[0].args[0].value
+    return Change(f"return the output without the dead ReLU `{held}`", {applied[0]: inner})
