@@ -10,18 +10,33 @@ from __future__ import annotations
 import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
+from graddoctor.lint.analysis.names import call_name, dotted
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 def local_callee(a: FileAnalysis, call: ast.Call, unit: Unit) -> ast.AST | None:
-    """The function of this file (or method of the caller's class) that `call` runs."""
+    """The function of this file (or method of the caller's class) that `call` runs.
+
+    Also a method called on an instance of a class of this file (`trainer.step(x)` after
+    `trainer = Trainer(...)`).
+    """
     func = call.func
     if type(func) is ast.Name:
         return a.functions.get(func.id)
-    if type(func) is ast.Attribute and unit.cls is not None and type(func.value) is ast.Name and func.value.id == "self":
-        return unit.cls.methods.get(func.attr)
+    if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id == "self":
+        return unit.cls.methods.get(func.attr) if unit.cls is not None else None
+    if type(func) is ast.Attribute:
+        info = instance_class(a, func.value)
+        return info.methods.get(func.attr) if info is not None else None
     return None
+
+
+def instance_class(a: FileAnalysis, node: ast.expr):
+    """The class of this file that `node` (`model`, `self.trainer`) was built from, if we can tell."""
+    key = dotted(node)
+    ctor = a.names.call.get(key) if key else None
+    return a.classes.get(call_name(ctor)) if isinstance(ctor, ast.Call) else None
 
 
 def returned(a: FileAnalysis, function: ast.AST) -> list[ast.Return]:
@@ -48,11 +63,16 @@ def returned(a: FileAnalysis, function: ast.AST) -> list[ast.Return]:
 def returned_value(a: FileAnalysis, call: ast.Call, unit: Unit, index: int | None = None) -> tuple[ast.expr, int, Unit] | None:
     """The last value the callee returns (its `index`-th item when unpacked), with its line and unit."""
     function = local_callee(a, call, unit)
-    if function is None:
-        return None
+    return returned_by(a, function, call, unit, index) if function is not None else None
+
+
+def returned_by(a: FileAnalysis, function: ast.AST, call: ast.Call, unit: Unit, index: int | None = None):
+    """What `function`, run by `call`, returns last (its `index`-th item when unpacked)."""
     inner = a.method_unit(function)
     if inner is None:
         return None
+    # the chain that steps into the helper may come back out through its parameters (`argument`)
+    a.__dict__.setdefault("_call_sites", {})[id(inner)] = (call, unit)
     for ret in reversed(returned(a, function)):
         value = ret.value
         if index is None:
@@ -76,3 +96,22 @@ def unpacked_index(stmt: ast.stmt, name: str) -> int | None:
                     return i
             return -1
     return None
+
+
+def argument(a: FileAnalysis, unit: Unit, name: str) -> tuple[ast.expr, int, Unit] | None:
+    """What the call that a chain last stepped into `unit` through passed as parameter `name`."""
+    site = a.__dict__.get("_call_sites", {}).get(id(unit))
+    function = unit.node
+    if site is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    call, caller = site
+    params = [p.arg for p in function.args.posonlyargs + function.args.args]
+    if unit.cls is not None and params and params[0] in ("self", "cls"):
+        params = params[1:]
+    if name not in params or any(type(arg) is ast.Starred for arg in call.args):
+        return None
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value, call.lineno, caller
+    position = params.index(name)
+    return (call.args[position], call.lineno, caller) if position < len(call.args) else None

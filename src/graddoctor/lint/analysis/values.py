@@ -12,10 +12,10 @@ import ast
 import re
 from collections.abc import Iterator
 
-from graddoctor.lint.analysis.model import FileAnalysis, Unit, calls_in
+from graddoctor.lint.analysis.model import Binding, FileAnalysis, Unit, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted
 from graddoctor.lint.analysis.numbers import gives_number
-from graddoctor.lint.analysis.returns import returned_value
+from graddoctor.lint.analysis.returns import argument, instance_class, returned, returned_by, returned_value
 
 NEUTRAL_METHODS = frozenset(
     "mean sum float double half squeeze unsqueeze view reshape to cuda cpu contiguous clone flatten abs neg "
@@ -131,26 +131,32 @@ def step_into(
         key = dotted(expr)
         if key is None:
             return None
-        b = a.binding_before(unit, key, line)
-        if b is None or isinstance(b.stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+        b = binding_of(a, unit, key, expr, line)
+        if b is None:
+            return argument(a, unit, key) if kind is ast.Name else None  # a helper's parameter: what its caller passed
+        if isinstance(b.stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
             return None
         if (
             isinstance(b.stmt, ast.Assign)
             and not isinstance(b.stmt.value, (ast.Tuple, ast.List))  # `a, b = x, y`: each name holds its own item
             and any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets)
         ):
+            if type(b.value) is ast.Call and call_name(b.value) in _SPLITS:
+                return _split_source(b.value, b.line, unit)  # `p1, p2 = out.chunk(2)`: each part is `out`'s
             # `loss, value = compute(batch)`: this name's item of what the helper returns, if we can see it
             index = _position(b.stmt, key)
             if index is None or type(b.value) is not ast.Call:
                 return None
             return returned_value(a, b.value, unit, index)
         return b.value, b.line, unit
+    if kind is ast.Subscript:
+        return item_of(a, unit, expr, line)
     if kind is ast.Call:
         func = expr.func
         if isinstance(func, ast.Attribute) and func.attr in NEUTRAL_METHODS and not expr.args:
             return func.value, line, unit
-        if isinstance(func, ast.Attribute) and func.attr in ("to", "type_as", "view", "reshape"):
-            return func.value, line, unit
+        if isinstance(func, ast.Attribute) and func.attr in ("to", "type", "type_as", "view", "reshape"):
+            return func.value, line, unit  # a cast to an integer type is a cut: the checks see it before this step
         if isinstance(func, ast.Attribute) and func.attr in _LINEAGE:
             owner = dotted(func.value)
             if owner in _LINEAGE_MODULES:
@@ -161,6 +167,9 @@ def step_into(
             return expr.args[0], line, unit
         if expr.args and isinstance(func, ast.Attribute) and func.attr in NEUTRAL_METHODS and dotted(func.value) == "torch":
             return expr.args[0], line, unit  # torch.mean(loss)
+        forward = _loss_forward(a, expr)
+        if forward is not None:
+            return returned_by(a, forward, expr, unit)
         return returned_value(a, expr, unit)
     if kind is ast.BinOp:
         if isinstance(expr.right, ast.Constant):
@@ -179,6 +188,98 @@ def step_into(
     if kind is ast.UnaryOp:
         return expr.operand, line, unit
     return None
+
+
+def _loss_forward(a: FileAnalysis, call: ast.Call) -> ast.AST | None:
+    """The `forward` of a module of this file that returns only losses (`loss = model(v1, v2)`).
+
+    The forward of an ordinary network is not followed: its output has a graph from the
+    network's own parameters whatever its input was.
+    """
+    if type(call.func) is not ast.Name:
+        return None
+    info = instance_class(a, call.func)
+    forward = info.methods.get("forward") if info is not None and info.is_module else None
+    rets = returned(a, forward) if forward is not None else []
+    for ret in rets:
+        calls = [c for c in ast.walk(ret.value) if type(c) is ast.Call]
+        if not calls or not all(is_loss_call(a, c) for c in calls):
+            return None
+    return forward if rets else None
+
+
+_SPLITS = frozenset({"chunk", "split", "unbind", "tensor_split"})
+
+
+def _split_source(call: ast.Call, line: int, unit: Unit) -> tuple[ast.expr, int, Unit] | None:
+    func = call.func
+    if type(func) is not ast.Attribute:
+        return None
+    if dotted(func.value) == "torch":
+        return (call.args[0], line, unit) if call.args else None  # torch.chunk(out, 2)
+    return func.value, line, unit
+
+
+def binding_of(a: FileAnalysis, unit: Unit, key: str, node: ast.expr, line: int) -> Binding | None:
+    """The assignment that gives `node` (a use of `key` on `line`) its value.
+
+    In `x = x * mask` the `x` on the right is the previous assignment's, not this one.
+    """
+    b = a.binding_before(unit, key, line)
+    if b is not None and b.line == line and any(n is node for n in ast.walk(b.value)):
+        earlier = [x for x in unit.bindings.get(key, ()) if x.line < line]
+        return earlier[-1] if earlier else None
+    return b
+
+
+def item_of(a: FileAnalysis, unit: Unit, expr: ast.Subscript, line: int) -> tuple[ast.expr, int, Unit] | None:
+    """`losses["loss"]`, `out[0]`: the value stored under a constant key, where the container is visible.
+
+    The container is followed back through names and this file's helpers to a dict or tuple
+    literal, or to a name whose items are assigned one by one (`losses["loss"] = ...`).
+    """
+    key = expr.slice
+    if type(key) is not ast.Constant or type(key.value) not in (str, int):
+        return None
+    wanted = key.value
+    container, at, where = expr.value, line, unit
+    for _ in range(_MAX):
+        kind = type(container)
+        if kind is ast.Dict:
+            for k, v in zip(container.keys, container.values):
+                if type(k) is ast.Constant and k.value == wanted:
+                    return v, at, where
+            return None
+        if kind in (ast.Tuple, ast.List):
+            elts = container.elts
+            if type(wanted) is not int or any(type(e) is ast.Starred for e in elts) or not -len(elts) <= wanted < len(elts):
+                return None
+            return elts[wanted], at, where
+        if kind is ast.Name or kind is ast.Attribute:
+            stored = _stored_item(a, where, dotted(container), wanted, at)
+            if stored is not None:
+                return stored
+            nxt = step_into(a, where, container, at)
+        elif kind is ast.Call:
+            nxt = returned_value(a, container, where)  # only into this file's helpers, not through a loss or a model
+        else:
+            return None
+        if nxt is None:
+            return None
+        container, at, where = nxt
+    return None
+
+
+def _stored_item(a: FileAnalysis, unit: Unit, container: str | None, wanted, line: int):
+    """The last `container[wanted] = value` of `unit` above `line` (`losses["loss"] = total`)."""
+    found = None
+    for name, value, stmt, ctx in a.item_stores:
+        if name != container or ctx.unit is not unit or stmt.lineno > line:
+            continue
+        target = next((t for t in getattr(stmt, "targets", ()) if type(t) is ast.Subscript), None)
+        if target is not None and type(target.slice) is ast.Constant and target.slice.value == wanted:
+            found = (value, stmt.lineno, unit)
+    return found
 
 
 def _reaches_model(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> bool:
@@ -263,6 +364,11 @@ def _is_data(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int)
         else:
             return False
     return False
+
+
+def surely_data(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> bool:
+    """Whether `expr` is surely without a graph (constants, batches, new tensors), never a model's output."""
+    return _is_data(a, unit, expr, line, 0)
 
 
 def _position(stmt: ast.Assign, key: str) -> int | None:

@@ -8,7 +8,7 @@ from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
 from graddoctor.lint.analysis.numbers import REWRAPS, numbers_in, prediction_round_trip
 from graddoctor.lint.analysis.returns import returned
-from graddoctor.lint.analysis.values import backward_calls, carries_graph, chain, is_loss_call, names_in
+from graddoctor.lint.analysis.values import backward_calls, carries_graph, chain, is_loss_call, names_in, surely_data
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD102"
@@ -75,8 +75,31 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 _report(r, call, node, why)
             break
         else:
-            if last is not None:
+            if last is not None and not _every_side_cut(a, r, call, *last):
                 _inside_loss_module(a, r, call, *last)
+
+
+def _every_side_cut(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: ast.expr, line: int, unit) -> bool:
+    """`loss_fn(p1, z2) + loss_fn(p2, z1)` where each term is cut (or plain data): the sum has no graph either."""
+    if type(expr) is not ast.BinOp:
+        return False
+    first = None
+    for side in (expr.left, expr.right):
+        cut = None
+        past_loss = False
+        for sub, sub_line, sub_unit in chain(a, unit, side, line):
+            cut = cut_reason(a, sub_unit, sub, sub_line, past_loss)
+            past_loss = past_loss or (isinstance(sub, ast.Call) and is_loss_call(a, sub))
+            if cut is not None:
+                break
+        if cut is not None and carries_graph(a, sub_unit, cut[1], sub_line - 1):
+            first = first or cut
+        elif not surely_data(a, unit, side, line):
+            return False
+    if first is None:
+        return False
+    _report(r, backward, first[0], first[2])
+    return True
 
 
 def _report(r: Reporter, backward: ast.Call, node: ast.AST, why: str, extra: list | None = None) -> None:

@@ -7,7 +7,7 @@ import ast
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import dotted, keyword
 from graddoctor.lint.analysis.returns import returned_value
-from graddoctor.lint.analysis.values import backward_calls, is_loss_call
+from graddoctor.lint.analysis.values import backward_calls, binding_of, is_loss_call, item_of
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD103"
@@ -57,9 +57,13 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             elif isinstance(expr, ast.BinOp) and type(expr.op) in _ELEMENTWISE:  # `losses * weights`: still per sample
                 todo += [(expr.right, line, unit), (expr.left, line, unit)]
             elif isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):
-                b = a.binding_before(unit, dotted(expr), line)
+                b = binding_of(a, unit, dotted(expr), expr, line)  # `x = x * mask`: the `x` before
                 if b is not None and isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
                     todo.append((b.value, b.line, unit))
+            elif isinstance(expr, ast.Subscript):  # `out["loss"]` of a helper's dict
+                item = item_of(a, unit, expr, line)
+                if item is not None:
+                    todo.append(item)
             elif isinstance(expr, ast.Call):
                 inner = returned_value(a, expr, unit)
                 if inner is not None:

@@ -74,6 +74,11 @@ def _leaves(a: FileAnalysis) -> dict[int, set[str]]:
     for unit in a.units:
         if unit.cls is not None and unit.cls.name in class_leaves:
             out.setdefault(id(unit), set()).update(class_leaves[unit.cls.name])
+    for loop, ctx in a.loops:  # `for param in (self.w, self.b):` over leaves: each param is one
+        if isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.iter, (ast.Tuple, ast.List)) and isinstance(loop.target, ast.Name):
+            known = out.get(id(ctx.unit), set())
+            if loop.iter.elts and all(dotted(e) in known for e in loop.iter.elts):
+                out.setdefault(id(ctx.unit), set()).add(loop.target.id)
     frozen = _frozen(a) if "requires_grad" in a.source else set()
     if frozen:
         for names in out.values():

@@ -8,7 +8,7 @@ from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import Binding, FileAnalysis, GradOff, Unit, calls_in
 from graddoctor.lint.analysis.names import dotted
 from graddoctor.lint.analysis.returns import local_callee, returned, returned_value, unpacked_index
-from graddoctor.lint.analysis.values import backward_calls, may_run_model
+from graddoctor.lint.analysis.values import backward_calls, chain, may_run_model
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD110"
@@ -107,6 +107,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         key = dotted(recv)
         loss = a.binding_before(ctx.unit, key, call.lineno) if key else None
         if loss is None or not isinstance(loss.stmt, (ast.Assign, ast.AnnAssign)):
+            _made_along_chain(a, r, ctx.unit, recv, call)
             continue
         if loss.ctx.grad_off is not None:
             _report(r, loss.ctx.grad_off, loss.line, recv, call, f"The loss is computed on line {loss.line}")
@@ -129,6 +130,31 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             _report(r, off, first.line, recv, call, lead)
     if "set_grad_enabled" in a.source:
         _switched_off(a, r)
+
+
+def _made_along_chain(a: FileAnalysis, r: Reporter, unit: Unit, recv: ast.expr, call: ast.Call) -> None:
+    """`losses["loss"].backward()`, `out["loss"].backward()`: follow the value through containers and helpers.
+
+    `outputs, losses = self.process_batch(x)` under no_grad, or a dict returned by a method that
+    calls a helper decorated with `@torch.inference_mode()`: the first assignment along the way
+    made with gradient recording off is the cause.
+    """
+    for expr, line, where in chain(a, unit, recv, call.lineno):
+        root = expr
+        while type(root) is ast.Subscript:
+            root = root.value
+        key = dotted(root) if type(root) in (ast.Name, ast.Attribute) else None
+        b = a.binding_before(where, key, line) if key else None
+        if b is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
+            continue
+        if b.ctx.grad_off is not None:
+            _report(r, b.ctx.grad_off, b.line, recv, call, f"`{key}` is computed on line {b.line}")
+            return
+        helper = _decorated_helper(a, b.value)
+        if helper is not None and helper[1] is b.value:
+            lead = f"`{key}` comes from `{r.segment(helper[1].func)}()` (line {b.line}), which runs"
+            _report(r, helper[0], b.line, recv, call, lead)
+            return
 
 
 def _returned_without_graph(a: FileAnalysis, r: Reporter, unit: Unit, loss: Binding, key: str, recv, call) -> bool:

@@ -25,8 +25,8 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             after = _next(events, i, lambda e, z=z: matches(e) and not exclusive(e, z))
             if before is None or before.kind != "backward" or after is None or after.kind != "step":
                 continue
-            if before.conditional != z.conditional and z.conditional:
-                continue
+            if before.conditional != z.conditional and z.conditional and z.path != after.path:
+                continue  # a zero_grad in a branch the step is not in (`if not finite: zero_grad()`)
             r.add(
                 CODE,
                 f"zero_grad on line {z.line} runs after backward (line {before.line}) and before the step "
