@@ -56,8 +56,8 @@ class Directives:
         found = cls()
         if "noqa" not in source and "NOQA" not in source:
             return found
-        for line, column, text in _comments(source):
-            whole = _FILE_NOQA.match(text)
+        for line, column, text, alone in _comments(source):
+            whole = _FILE_NOQA.match(text) if alone else None
             if whole:
                 if whole.group("codes") is None:
                     found.whole_file = None
@@ -98,13 +98,15 @@ def _items(match: re.Match, line: int, column: int) -> list[Item]:
     return [Item(m.group(), line, start + m.start()) for m in re.finditer(_ITEM, match.group("codes"))]
 
 
-def _comments(source: str) -> list[tuple[int, int, str]]:
-    """(line, 1-based column, text) of every comment that mentions noqa: tokens, so that a string never counts."""
+def _comments(source: str) -> list[tuple[int, int, str, bool]]:
+    """(line, 1-based column, text, alone on its line) of every comment that mentions noqa: tokens, so
+    that a string never counts."""
     out = []
     try:
         for token in tokenize.generate_tokens(io.StringIO(source).readline):
             if token.type == tokenize.COMMENT and "noqa" in token.string.lower():
-                out.append((token.start[0], token.start[1] + 1, token.string))
+                alone = not token.line[: token.start[1]].strip()
+                out.append((token.start[0], token.start[1] + 1, token.string, alone))
     except (tokenize.TokenError, SyntaxError, IndentationError):
         pass  # the file parsed (ast accepted it), so this is only an unterminated last line: keep what we have
     return out

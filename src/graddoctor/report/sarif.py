@@ -67,13 +67,15 @@ def sarif(findings: list[Finding]) -> str:
     results = []
     for f, print_ in zip(findings, fingerprint.fingerprints(findings)):
         # A runtime finding says at which optimizer step it was seen: code scanning shows only the message.
-        step = f" (seen at optimizer step {f.step})" if f.step is not None else ""
+        step = f"[optimizer step {f.step}] " if f.step is not None else ""
         result = {
             "ruleId": f.code,
             "ruleIndex": index[f.code],
             "level": level[f.severity],
-            "message": {"text": f"{f.message}{step} Fix: {f.hint}"},
+            "message": {"text": f"{step}{f.message} Fix: {f.hint}"},
         }
+        if f.step is not None:
+            result["properties"] = {"step": f.step}
         if f.file:  # a finding with no line of the user's (a run's global finding) has no location
             location: dict = {"physicalLocation": {"artifactLocation": {"uri": _uri(f.file)}}}
             if f.line:
