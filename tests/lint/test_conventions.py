@@ -181,3 +181,15 @@ def test_a_code_that_did_not_run_is_not_called_unused(lint_cli):
     assert codes(lint_cli, "--ignore", "GD101", "train.py") == []
     assert codes(lint_cli, "--ignore", "GD001", "train.py") == []
     assert codes(lint_cli, "train.py") == ["GD001"]
+
+
+def test_per_file_ignores_and_name_noqa_apply_to_what_run_reads_in_the_code(tmp_path, monkeypatch):
+    """`graddoctor run` adds lint's findings on the files it ran: the same configuration silences them."""
+    from graddoctor.runner.static import static_findings
+
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "pyproject.toml", '[tool.graddoctor]\nper-file-ignores = {"scripts/*" = ["clip-outside-backward-step"]}\n')
+    ignored = write(tmp_path, "scripts/train.py", LOOP)
+    kept = write(tmp_path, "train.py", LOOP.replace("losses.append(loss)", "losses.append(loss)  # noqa: graph-kept-alive"))
+    assert sorted(f.code for f in static_findings([str(ignored)])) == ["GD101", "GD207"]
+    assert sorted(f.code for f in static_findings([str(kept)])) == ["GD101", "GD206"]
