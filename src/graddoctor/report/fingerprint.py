@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 from graddoctor.finding import Finding
 
+MAX_BYTES = 20 * 1024 * 1024  # lint's own limit for a source file
 KEY = "graddoctor/v1"  # the partialFingerprints key; a new recipe gets a new version
 
 
@@ -50,9 +52,17 @@ class _Lines:
         if not file or not line:
             return ""
         if file not in self.files:
-            try:
-                self.files[file] = Path(file).read_text(encoding="utf-8", errors="replace").splitlines()
-            except OSError:
-                self.files[file] = []
+            self.files[file] = _read(file)
         text = self.files[file]
         return text[line - 1] if 0 < line <= len(text) else ""
+
+
+def _read(file: str) -> list[str]:
+    """The lines of a regular source file; none for anything else (a device, a pipe, a huge or missing file)."""
+    try:
+        info = os.stat(file)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+            return []
+        return Path(file).read_text(encoding="utf-8", errors="replace").splitlines()
+    except (OSError, ValueError):  # ValueError: a name with a NUL byte
+        return []

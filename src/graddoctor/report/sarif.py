@@ -76,11 +76,10 @@ def sarif(findings: list[Finding]) -> str:
         }
         if f.step is not None:
             result["properties"] = {"step": f.step}
-        if f.file:  # a finding with no line of the user's (a run's global finding) has no location
-            location: dict = {"physicalLocation": {"artifactLocation": {"uri": _uri(f.file)}}}
-            if f.line:
-                location["physicalLocation"]["region"] = {"startLine": f.line, "startColumn": f.column or 1}
-            result["locations"] = [location]
+        location: dict = {"physicalLocation": {"artifactLocation": {"uri": _uri(f.file)}}}
+        if f.line:
+            location["physicalLocation"]["region"] = {"startLine": f.line, "startColumn": f.column or 1}
+        result["locations"] = [location]
         result["partialFingerprints"] = {fingerprint.KEY: print_}
         related = [
             {
