@@ -44,7 +44,13 @@ def _said(tool: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
 
 def build():
     """The MCP server with graddoctor's five tools."""
-    from mcp.server.mcpserver import MCPServer
+    try:
+        from mcp.server.mcpserver import MCPServer
+    except ImportError:  # mcp 1.x: the same server was FastMCP, with another API
+        from graddoctor.exits import MissingPackage
+
+        raise MissingPackage("graddoctor mcp needs version 2 or later of the 'mcp' package: pip install -U 'mcp>=2'",
+                             name="mcp") from None
 
     from graddoctor._version import __version__
 
