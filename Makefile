@@ -19,12 +19,13 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip >/dev/null 2>&1 || true
 
-# The demo needs only graddoctor's own dependencies (torch, rich): no dev extra. numpy is not
-# one of them, but torch's wheel imports it when present and prints "Failed to initialize NumPy"
-# on every start without it, which would be all over the demo's output.
+# The demo needs graddoctor with its `torch` extra (torch is optional since lint needs none; the
+# pin above installs it first): no dev extra. numpy is not a dependency, but torch's wheel
+# imports it when present and prints "Failed to initialize NumPy" on every start without it,
+# which would be all over the demo's output.
 $(DEMO_STAMP): pyproject.toml | $(VENV)/bin/python
 	$(PIP) install -q $(TORCH) numpy
-	$(PIP) install -q -e .
+	$(PIP) install -q -e '.[torch]'
 	touch $(DEMO_STAMP)
 
 # Tests and benchmarks: the dev extra (pytest, hypothesis, matplotlib, Lightning, Transformers...).
@@ -48,8 +49,9 @@ test-fast: $(STAMP)
 test-durations: $(STAMP)
 	$(PY) benchmarks/test_durations.py
 
-# Python 3.10 (the oldest pyproject.toml allows), in .venv310 without torch: lint, rules and
-# explain run there, and lint finds what it finds here. Skipped, with one line, without pyenv's 3.10.
+# Python 3.10 (the oldest pyproject.toml allows), in .venv310 from `pip install .` (no torch): lint,
+# rules, explain and checklist run there, lint finds what it finds here, run/fix/demo exit 2 naming
+# torch. Skipped, with one line, without pyenv's 3.10.
 test-py310: $(STAMP)
 	PY=$(PY) .ci/test-py310
 

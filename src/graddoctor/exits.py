@@ -19,6 +19,28 @@ class UsageFailure(Exception):
     """A usage error found after parsing (a missing rule, a bad path): exit code 2."""
 
 
+class MissingPackage(UsageFailure, ModuleNotFoundError):
+    """An optional package a command needs is not installed: exit code 2 on the command line, and an
+    ImportError (naming the package) to Python code that catches those."""
+
+
+def installed(module: str) -> bool:
+    """Whether `module` can be imported, found without importing it (torch takes seconds to import)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package missing, or a module with no spec
+        return False
+
+
+def require(module: str, what: str, install: str) -> None:
+    """Raise MissingPackage, in one line naming the package and how to install it, unless `module` is installed."""
+    if not installed(module):
+        raise MissingPackage(f"{what} needs the {module!r} package, which is not installed: pip install {install}",
+                             name=module)
+
+
 def internal_error(details: str) -> None:
     """Print graddoctor's own failure on stderr, with where to report it."""
     print(

@@ -15,7 +15,7 @@ from __future__ import annotations
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("entry points", ("__main__", "cli")),
     ("front: public API, integrations, the fix flow, demo, docs", (
-        "graddoctor", "integrations", "watching", "fix", "demo", "docs_build")),
+        "graddoctor", "integrations", "watching", "fix", "demo", "docs_build", "agent")),
     ("the run lifecycle: script under a session, report, static merge, ranks", ("runner",)),
     ("wiring: which observers a session gets; helpers built on them", ("assembly", "helpers")),
     ("observers and conclusions: follow the session's events, call the judges, weigh findings", (

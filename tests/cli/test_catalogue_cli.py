@@ -27,7 +27,9 @@ def test_catalogue_matches_the_spec_tables():
     for code, name, severity, detected in rows:
         rule = ours[code]
         assert (rule.name, str(rule.severity), rule.detected) == (name, severity, detected.replace(" ", "")), code
-    assert set(ours) - {code for code, *_ in rows} == {"GD000"}
+    # Codes beyond SPEC's tables are allowed ("extra codes are yours to decide"); each has its page
+    # (tests/test_rules_docs.py). GD000 (unreadable file) and GD001 (unused noqa) are two of them.
+    assert {"GD000", "GD001"} <= set(ours) - {code for code, *_ in rows}
 
 
 def test_rules_lists_every_code_and_shows_one(graddoctor_cli):

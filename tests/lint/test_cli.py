@@ -287,6 +287,7 @@ def test_pre_commit_hook_definition():
     [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "graddoctor-lint" and hook["entry"] == "graddoctor lint"
     assert hook["types"] == ["python"] and hook["language"] == "python"
+    assert "additional_dependencies" not in hook  # the package alone, whose dependencies hold no torch
 
 
 def test_help_lists_the_options(lint_cli):

@@ -18,7 +18,8 @@ from graddoctor.rules import all_rules
 from .cases import FIXTURES, SNAPSHOTS, load
 
 FIXTURE_FILES = sorted(FIXTURES.glob("gd*.py"))
-STATIC_CODES = sorted(r.code for r in all_rules() if "S" in r.detected and r.code != "GD000")
+# GD000 (unreadable file) and GD001 (unused noqa) come from the lint engine itself, not from a check.
+STATIC_CODES = sorted(r.code for r in all_rules() if "S" in r.detected and "graddoctor.lint.engine" not in r.engines)
 
 
 def test_every_static_code_has_a_check_and_fixtures():

@@ -7,7 +7,7 @@ import textwrap
 from graddoctor.checklist.items import CHECKLISTS, CLAIMS, TESTS, Checklist, Item
 
 _HEADER = (
-    "Every factual claim below was verified on torch {torch} by the named test in `{tests}`; the test suite "
+    "Every factual claim below was verified on {torch} by the named test in `{tests}`; the test suite "
     "runs them all, so a claim that stops being true fails the build. The codes with each item are the "
     "graddoctor findings that check it for you (`graddoctor run train.py`, `graddoctor lint`); "
     "`graddoctor rules CODE` explains each."
@@ -15,9 +15,13 @@ _HEADER = (
 
 
 def _torch_version() -> str:
-    import torch
+    """"torch 2.13.0", read without importing torch (`graddoctor checklist` needs none); "torch" without one."""
+    from importlib import metadata
 
-    return torch.__version__.split("+")[0]
+    try:
+        return "torch " + metadata.version("torch").split("+")[0]
+    except metadata.PackageNotFoundError:
+        return "torch"
 
 
 def _codes_md(item: Item) -> str:

@@ -1,4 +1,4 @@
-"""The `graddoctor` command: run, lint, fix, explain, demo, rules, checklist.
+"""The `graddoctor` command: run, lint, fix, explain, demo, rules, checklist, mcp.
 
 This module only dispatches: each command lives with the part it drives and is imported
 when it runs, so that starting `graddoctor lint` never imports torch. Exit codes are
@@ -11,7 +11,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
-from graddoctor.exits import EXIT_INTERNAL, EXIT_OK, EXIT_SIGINT, EXIT_USAGE, UsageFailure, internal_error
+from graddoctor.exits import EXIT_INTERNAL, EXIT_OK, EXIT_SIGINT, EXIT_USAGE, UsageFailure, internal_error, require
 from graddoctor.cli.parser import Parser
 
 
@@ -41,6 +41,17 @@ _HELP = {
     "rules": "list the finding catalogue, or show one rule",
     "checklist": "print the verified debugging checklists",
     "fix": "run a script, then show, verify and apply the edits that fix its findings",
+    "mcp": "serve run, lint, explain, fix and rules to a coding agent (Model Context Protocol, stdio)",
+}
+
+# Commands that run the user's training code need torch; lint, explain, rules and checklist do not
+# (torch is the optional `torch` extra). `mcp` needs the `mcp` extra. Checked before the command's
+# module is imported, so a missing package is one line and exit 2, not an ImportError traceback.
+_NEEDS = {
+    "run": ("torch", "torch"),
+    "fix": ("torch", "torch"),
+    "demo": ("torch", "torch"),
+    "mcp": ("mcp", "'graddoctor[mcp]'"),
 }
 
 
@@ -66,6 +77,9 @@ def _main(argv: list[str]) -> int:
 
 def _handler(command: str) -> Callable[[list[str]], int]:
     """The command's entry point, imported only now (lint must not pay for torch)."""
+    if command in _NEEDS:
+        module, install = _NEEDS[command]
+        require(module, f"graddoctor {command}", install)
     if command == "run":
         from functools import partial
 
@@ -90,6 +104,10 @@ def _handler(command: str) -> Callable[[list[str]], int]:
         from graddoctor.cli.fix import fix_main
 
         return fix_main
+    if command == "mcp":
+        from graddoctor.cli.mcp import mcp_command
+
+        return mcp_command
     if command == "rules":
         from graddoctor.cli.catalogue import rules_command
 

@@ -46,6 +46,8 @@ def _parser() -> Parser:
     p.add_argument("--config", metavar="PYPROJECT", help="read [tool.graddoctor] from this file")
     p.add_argument("--isolated", action="store_true", help="ignore pyproject.toml configuration")
     p.add_argument("--quiet", "-q", action="store_true", help="text format: print only the summary line")
+    p.add_argument("--add-noqa", action="store_true", help="add `# noqa: CODE` to the line of each finding (keeping its comments) and report nothing")
+    p.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in FILE; when FILE does not exist, record today's findings there")
     return p
 
 
@@ -81,6 +83,17 @@ def lint_command(argv: list[str]) -> int:
     prepare_process()
     results = lint_paths(files, selection, keep_fixes=fixing, jobs=opts.jobs)
     findings = [f for r in results for f in r.findings if selection(f.code)]
+    if cfg.per_file_ignores:
+        from graddoctor.lint.ignores import PerFileIgnores
+
+        ignores = PerFileIgnores(cfg.per_file_ignores, cfg.path.parent if cfg.path else None)
+        findings = [f for f in findings if not ignores.ignored(f)]
+    if opts.add_noqa:
+        return _add_noqa(findings)
+    if opts.baseline:
+        findings, code = _baseline(Path(opts.baseline), sort_findings(findings))
+        if code is not None:
+            return code
     if fixing:
         findings = _fix(results, findings, write=opts.fix and not opts.diff)
     findings = sort_findings(findings)
@@ -96,6 +109,33 @@ def lint_command(argv: list[str]) -> int:
     from graddoctor.report.report import Report
 
     return EXIT_FINDINGS if Report(command="lint", findings=findings).fails(fail_on) else EXIT_OK
+
+
+def _add_noqa(findings) -> int:
+    from graddoctor.lint.add_noqa import add_noqa
+
+    added, refused = add_noqa(findings)
+    for where in refused:
+        print(f"graddoctor lint: {where}: no room for a comment (inside a multi-line string or a `\\` line); left as is",
+              file=sys.stderr)
+    print(f"Added {added} noqa comment{'s' if added != 1 else ''}.", file=sys.stderr)
+    return EXIT_OK
+
+
+def _baseline(path: Path, findings) -> tuple[list, int | None]:
+    """The findings the baseline does not hold; on the first run, record them all (exit 0)."""
+    from graddoctor.lint import baseline
+
+    if not path.exists():
+        baseline.write(path, findings)
+        print(f"graddoctor lint: recorded {len(findings)} finding{'s' if len(findings) != 1 else ''} in {path}; "
+              "later runs with --baseline report only new ones", file=sys.stderr)
+        return findings, EXIT_OK
+    try:
+        return baseline.new_findings(path, findings), None
+    except baseline.BaselineError as exc:
+        print(f"graddoctor lint: error: {exc}", file=sys.stderr)
+        return findings, EXIT_USAGE
 
 
 def _load_config(opts) -> config_mod.Config:

@@ -21,7 +21,7 @@ from graddoctor.exits import (
 from graddoctor.cli.parser import Parser, positive_int
 from graddoctor.finding import FAIL_ON
 from graddoctor.internal import record_internal_error
-from graddoctor.runner.outputs import print_terminal, write_files
+from graddoctor.runner.outputs import print_formatted, print_terminal, write_files
 from graddoctor.finding import Finding
 from graddoctor.report.report import Report
 from graddoctor.runner.script import RunOutcome, UsageError, print_user_traceback, run_target
@@ -29,7 +29,7 @@ from graddoctor.runner.signals import Interrupts, Terminated
 
 T = TypeVar("T")
 
-_RUN_VALUED = {"--json", "--html", "--max-steps", "--fail-on", "-m"}
+_RUN_VALUED = {"--json", "--html", "--max-steps", "--fail-on", "--format", "--output", "-o", "-m"}
 _RUN_FLAGS = {"--quiet", "-q", "--no-deep", "-h", "--help"}
 
 
@@ -60,6 +60,9 @@ def run_parser() -> Parser:
     p.add_argument("--max-steps", type=positive_int, metavar="N",
                    help="stop the script cleanly after N optimizer steps (all optimizers together)")
     p.add_argument("--fail-on", choices=FAIL_ON, default="warning", help="lowest severity that makes the exit code 1 (default: warning)")
+    p.add_argument("--format", choices=("text", "json", "sarif"), default="text",
+                   help="the report printed when the script ends: text, JSON or SARIF 2.1.0 (default: text)")
+    p.add_argument("--output", "-o", metavar="FILE", help="with --format json or sarif: write that report to FILE instead of stdout")
     p.add_argument("--quiet", "-q", action="store_true", help="print no report (files are still written)")
     p.add_argument("--no-deep", action="store_true", help="skip cut provenance (cheaper, fewer lines named)")
     return p
@@ -130,7 +133,7 @@ def run_command(opts, target: str, script_args: list[str]) -> Iterator[RunResult
     `ran.code` is set when the script could not be run (a usage error); otherwise the block
     decides it (`report_run`)."""
     ran = RunResult(opts, target, list(script_args))
-    for path in (opts.json, opts.html):
+    for path in (opts.json, opts.html, opts.output):
         if path:
             parent = os.path.dirname(os.path.abspath(path))
             if not os.path.isdir(parent):
@@ -183,8 +186,13 @@ def _report(opts, outcome, dist) -> int:
     if dist is None:  # under torchrun the code is agreed across ranks, from the merged report
         code = _explained(code, report, outcome, opts.fail_on)
     # The report first: whatever happens to the files, the user has the diagnosis.
-    printed = opts.quiet or print_terminal(report)
-    rendered, written = write_files(report, opts.json, opts.html)
+    if opts.format == "text":
+        printed = opts.quiet or print_terminal(report)
+        rendered, written = write_files(report, opts.json, opts.html)
+    else:
+        printed, written_out = print_formatted(report, opts.format, opts.output)
+        rendered, written = write_files(report, opts.json, opts.html)
+        written = written and written_out
     _print_internal(internal)
     if not (printed and rendered):
         code = EXIT_INTERNAL

@@ -16,7 +16,7 @@ from graddoctor.finding import FAIL_ON
 
 # Every key [tool.graddoctor] takes; any other is a mistake said out loud (a misspelt "ignore" must
 # not silently lint everything). `lint` is the optional [tool.graddoctor.lint] sub-table.
-KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "fail-on")
+KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "fail-on", "per-file-ignores")
 _ALSO = ("fail_on", "lint")
 
 
@@ -31,6 +31,8 @@ class Config:
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     fail_on: str | None = None
+    # (glob, codes, prefixes or rule names): findings in files matching the glob are not reported.
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -74,8 +76,18 @@ def load(start: Path) -> Config:
     fail_on = table.get("fail-on", table.get("fail_on"))
     if fail_on is not None and fail_on not in FAIL_ON:
         raise ConfigError(f"{path}: [tool.graddoctor] fail-on must be error, warning, info or never, not {fail_on!r}")
+    per_file = table.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise ConfigError(f'{path}: [tool.graddoctor] per-file-ignores must be a table, e.g. {{"tests/*" = ["GD2"]}}')
+    ignores = []
+    for glob, value in per_file.items():
+        value = [value] if isinstance(value, str) else value
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{path}: [tool.graddoctor] per-file-ignores {glob!r} must be a list of codes or rule names")
+        ignores.append((glob, tuple(value)))
     return Config(
         path=path,
+        per_file_ignores=tuple(ignores),
         select=codes("select") + codes("extend-select"),
         ignore=codes("ignore") + codes("extend-ignore"),
         exclude=codes("exclude") + codes("extend-exclude"),

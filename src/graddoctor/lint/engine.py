@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from graddoctor.finding import Finding
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.checks import checks_for
-from graddoctor.lint.noqa import suppressed
+from graddoctor.lint.noqa import Directives
 from graddoctor.lint.reporter import Fix, Reporter
 from graddoctor.rules import make
 
@@ -57,8 +57,11 @@ def decode(data: bytes) -> str:
         raise ValueError(f"it is not valid {encoding} text{where}; save it as UTF-8") from None
 
 
-def lint_source(source: str | bytes, filename: str = "<string>", select=None, keep_fixes: bool = False) -> FileResult:
-    """Check one file's text. `select(code) -> bool` limits the rules that run."""
+def lint_source(
+    source: str | bytes, filename: str = "<string>", select=None, keep_fixes: bool = False, unused_noqa: bool = False
+) -> FileResult:
+    """Check one file's text. `select(code) -> bool` limits the rules that run; `unused_noqa` adds a GD001
+    finding for each noqa comment that names one of our codes and silenced nothing."""
     result = FileResult(filename)
     if isinstance(source, bytes):
         try:
@@ -91,10 +94,10 @@ def lint_source(source: str | bytes, filename: str = "<string>", select=None, ke
             make("GD000", f"Cannot analyse {filename}: it is nested too deeply.", file=filename, line=1, column=1)
         )
         return result
-    lines = source.splitlines()
+    directives = Directives.parse(source)
     seen: set[tuple] = set()
     for finding, fix in reporter.results:
-        if finding.line and suppressed(lines, finding.line, finding.code):
+        if directives.suppresses(finding.line, finding.code, finding.name):
             continue
         # A loop reached through two paths (a helper called from two loops, nested
         # loops) reports the same finding twice: say it once.
@@ -105,9 +108,35 @@ def lint_source(source: str | bytes, filename: str = "<string>", select=None, ke
         result.findings.append(finding)
         if fix is not None:
             result.fixes.append((finding, fix))
+    if unused_noqa and (select is None or select("GD001")):
+        result.findings += _unused_noqa(directives, filename, select)
     if keep_fixes and result.fixes:
         result.source = source
     return result
+
+
+def _unused_noqa(directives: Directives, filename: str, select) -> list[Finding]:
+    """GD001 for each code or rule name of ours in a noqa comment that silenced nothing that ran."""
+    from graddoctor.rules import all_rules
+
+    rules = [r for r in all_rules() if r.code != "GD001"]
+
+    def ours(text: str) -> list[str]:
+        wanted = text.upper()
+        if wanted.startswith("GD"):
+            return [r.code for r in rules if r.code.startswith(wanted)]
+        return [r.code for r in rules if r.name == text.lower()]
+
+    out = []
+    for item in directives.unused(ours, select or (lambda code: True)):
+        out.append(make(
+            "GD001",
+            f"`# noqa: {item.text}` on line {item.line} silences nothing: no {item.text} finding is reported there.",
+            file=filename, line=item.line, column=item.column,
+            # No other evidence than the absence itself: the finding is info, and never fails a lint.
+            evidence={"noqa": item.text},
+        ))
+    return out
 
 
 def _syntax_finding(exc: SyntaxError, filename: str, source: str) -> Finding:
@@ -125,7 +154,7 @@ def _syntax_finding(exc: SyntaxError, filename: str, source: str) -> Finding:
     )
 
 
-def lint_file(path: str, select=None, keep_fixes: bool = False) -> FileResult:
+def lint_file(path: str, select=None, keep_fixes: bool = False, unused_noqa: bool = False) -> FileResult:
     """Read and check one file; a file that cannot be read is a GD000 finding."""
     try:
         info = os.stat(path)
@@ -139,7 +168,7 @@ def lint_file(path: str, select=None, keep_fixes: bool = False) -> FileResult:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         return FileResult(path, [make("GD000", f"Cannot read {path}: {reason}.", file=path, line=None)])
-    return lint_source(data, path, select, keep_fixes)
+    return lint_source(data, path, select, keep_fixes, unused_noqa)
 
 
 _warnings_silenced = False
@@ -166,7 +195,7 @@ def _lint_chunk(args) -> list[FileResult]:
     from graddoctor.lint.selection import Selection
 
     select = Selection(*select_spec) if select_spec else None
-    return [lint_file(p, select, keep_fixes) for p in paths]
+    return [lint_file(p, select, keep_fixes, unused_noqa=True) for p in paths]
 
 
 def lint_paths(

@@ -31,6 +31,30 @@ def print_terminal(report: Report) -> bool:
     return True
 
 
+def print_formatted(report: Report, fmt: str, path: str | None) -> tuple[bool, bool]:
+    """`--format json|sarif`: the report on stdout, or in `path`; returns (rendered, written)."""
+    try:
+        if fmt == "sarif":
+            from graddoctor.report.sarif import sarif
+
+            text = sarif(report.findings)
+        else:
+            text = report.to_json() + "\n"
+    except Exception as exc:
+        _renderer_failed(f"{fmt} report", exc)
+        return False, True
+    if path is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return True, True
+    try:
+        write_atomically(path, text)
+    except OSError as exc:
+        print(f"graddoctor run: error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        return True, False
+    return True, True
+
+
 def write_files(report: Report, json_path: str | None, html_path: str | None) -> tuple[bool, bool]:
     """Write --json and --html; returns (every renderer worked, every file could be written)."""
     rendered_ok = written_ok = True

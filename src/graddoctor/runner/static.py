@@ -48,6 +48,7 @@ def static_findings(files: list[str], texts: dict[str, str] | None = None) -> li
     from graddoctor.lint import config as config_mod
     from graddoctor.lint.engine import lint_file, lint_source
     from graddoctor.lint.files import PathError, collect
+    from graddoctor.lint.ignores import PerFileIgnores
     from graddoctor.lint.selection import Selection
 
     try:
@@ -58,11 +59,12 @@ def static_findings(files: list[str], texts: dict[str, str] | None = None) -> li
     selection = Selection(tuple(cfg.select or ("GD",)), tuple(cfg.ignore))
     results = [(display_path(path) or path, lint_file(path, selection)) for path in files if path in kept]
     results += [(shown, lint_source(text, shown, selection)) for shown, text in texts.items()]
+    ignores = PerFileIgnores(cfg.per_file_ignores, cfg.path.parent if cfg.path else None)
     found: list[Finding] = []
     for shown, result in results:
         for finding in result.findings:
             # Code the run executed parses; GD000 would only repeat what the run reported.
-            if finding.code != "GD000" and selection(finding.code):
+            if finding.code != "GD000" and selection(finding.code) and not ignores.ignored(finding):
                 found.append(finding.with_(file=shown))
     return found
 
