@@ -110,7 +110,7 @@ def _run(cmd: list, cwd: Path, env: dict, timeout: float) -> RunResult:
 def _environment(config: Config, tree: Path, extra: list, repo: Path) -> dict:
     env = dict(os.environ)
     paths = ([str(SEED)] if config.seed else []) + [str(repo / p) for p in config.library]
-    paths += [str(STUBS), str(SRC)] + [str(tree / p) for p in config.pythonpath]
+    paths += ([str(STUBS)] if config.stubs else []) + [str(SRC)] + [str(tree / p) for p in config.pythonpath]
     paths += [str(p.resolve()) for p in extra]
     if env.get("PYTHONPATH"):
         paths.append(env["PYTHONPATH"])

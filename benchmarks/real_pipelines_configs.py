@@ -51,6 +51,9 @@ class Config:
     # folders of the repository itself (not copied) put on PYTHONPATH before the stand-ins: the
     # package an example imports from its own repository (ignite, vit_pytorch, timm, ...)
     library: list = field(default_factory=list)
+    # the stand-ins on PYTHONPATH; off for scripts that need no download, where a stand-in
+    # `torchvision` would only mislead a library that probes for it (transformers)
+    stubs: bool = True
 
 
 # ---------------------------------------------------------------- synthetic data

@@ -22,3 +22,11 @@ try:
     torch.manual_seed(_seed)
 except ImportError:
     pass
+
+# Pillow 10 removed Image.ANTIALIAS (Image.LANCZOS since Pillow 2.7), which older tutorials still
+# call; GD_BENCH_PIL_ANTIALIAS=1 gives it back, as the Pillow they were written for had it.
+if os.environ.get("GD_BENCH_PIL_ANTIALIAS"):
+    from PIL import Image
+
+    if not hasattr(Image, "ANTIALIAS"):
+        Image.ANTIALIAS = Image.LANCZOS
