@@ -173,9 +173,11 @@ _MAKEMORE_CONFIGS = [Config(f"makemore_{kind}", "makemore", ".", "makemore.py", 
 # ---------------------------------------------------------------- MorvanZhou/PyTorch-Tutorial
 # One-file tutorials, seeded, synthetic data of their own; they draw with matplotlib (Agg here).
 
-# Only 304 saves its model (net.pkl, net_params.pkl); the others print no loss: not compared.
+# Only 304 saves its model (net.pkl, net_params.pkl) and torch.loads the whole pickled model back, which
+# torch >= 2.6 refuses by default (weights_only); the others print no loss: not compared.
 _MORVAN = [Config(f"morvan_{name.split('_', 1)[1].lower()}", "morvan", "tutorial-contents", f"{name}.py", [],
-                  artifacts=["net_params.pkl"] if name.startswith("304") else [])
+                  artifacts=["net_params.pkl"] if name.startswith("304") else [],
+                  env={"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "1"} if name.startswith("304") else {})
            for name in ("301_regression", "302_classification", "304_save_reload", "306_optimizer",
                         "403_RNN_regressor", "501_why_torch_dynamic_graph", "503_dropout", "504_batch_normalization")]
 
