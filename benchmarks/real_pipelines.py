@@ -1,22 +1,25 @@
-"""Real public training pipelines, run plainly and under `graddoctor run` (issue 20).
+"""Real public training pipelines, run plainly and under `graddoctor run` (issues 20, 29).
 
-Runs the unchanged training scripts of pytorch/examples, karpathy/nanoGPT,
-karpathy/minGPT, Lightning's examples and accelerate's CPU scripts twice in the
-same fresh working directory: `python SCRIPT ARGS`, then
+Runs the unchanged training scripts of public repositories (real_pipelines_corpus.REPOS:
+pytorch/examples, nanoGPT, minGPT, Lightning, accelerate, ignite, PyTorch-GAN, ...) twice in
+the same fresh working directory: `python SCRIPT ARGS`, then
 `python -m graddoctor run --json R SCRIPT ARGS` (same args, cwd, seed,
 environment). Each configuration uses tiny sizes and synthetic stand-ins for
-downloads (benchmarks/real_pipelines_stubs: torchvision, gymnasium, requests).
+downloads (benchmarks/real_pipelines_stubs: torchvision, gymnasium, requests, ...).
+With --deep the second run is inside `graddoctor.watch(deep=True)` instead
+(real_pipelines_deep.py: deep mode for the whole run, issue 30).
 
 For each configuration it prints both exit codes, every finding, whether the
 printed losses (and saved checkpoints, where the script saves one) are
 bit-identical, and the time ratio; then a summary. These are correct
 programs: the goal is no error, no warning, identical results.
 
-    python benchmarks/real_pipelines.py --examples DIR --nanogpt DIR --mingpt DIR \
-        --lightning DIR --accelerate DIR [--only NAME ...] [--markdown FILE] [--json FILE]
+    python benchmarks/real_pipelines.py --mirror /work/.mirror [--only NAME ...] [--markdown FILE] [--json FILE]
+    python benchmarks/real_pipelines.py --examples DIR --nanogpt DIR ... --repo NAME=DIR ...
 
 Each DIR is a snapshot of that repository: an extracted tree or a (bare) git
-directory, which is exported to a temporary tree first. Not part of `make test`.
+directory, which is exported to a temporary tree first; --mirror DIR takes every
+repository found as DIR/OWNER+NAME/repo (where `fetch` puts them). Not part of `make test`.
 """
 
 from __future__ import annotations
@@ -36,11 +39,14 @@ from typing import Optional
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from real_pipelines_compare import compare_artifacts, loss_numbers  # noqa: E402
-from real_pipelines_configs import CONFIGS, Config  # noqa: E402
+from real_pipelines_configs import Config  # noqa: E402
+from real_pipelines_corpus import CONFIGS, REPOS  # noqa: E402
 from real_pipelines_snapshot import as_tree  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 STUBS = HERE / "real_pipelines_stubs"
+SEED = HERE / "real_pipelines_seed"
+DEEP = HERE / "real_pipelines_deep.py"
 SRC = HERE.parent / "src"
 
 
@@ -101,9 +107,11 @@ def _run(cmd: list, cwd: Path, env: dict, timeout: float) -> RunResult:
         return RunResult(124, time.perf_counter() - start, out, err, True)
 
 
-def _environment(config: Config, tree: Path, extra: list) -> dict:
+def _environment(config: Config, tree: Path, extra: list, repo: Path) -> dict:
     env = dict(os.environ)
-    paths = [str(STUBS), str(SRC)] + [str(tree / p) for p in config.pythonpath] + [str(p.resolve()) for p in extra]
+    paths = ([str(SEED)] if config.seed else []) + [str(repo / p) for p in config.library]
+    paths += ([str(STUBS)] if config.stubs else []) + [str(SRC)] + [str(tree / p) for p in config.pythonpath]
+    paths += [str(p.resolve()) for p in extra]
     if env.get("PYTHONPATH"):
         paths.append(env["PYTHONPATH"])
     env["PYTHONPATH"] = os.pathsep.join(paths)
@@ -117,13 +125,13 @@ def _environment(config: Config, tree: Path, extra: list) -> dict:
 
 
 def run_config(config: Config, trees: dict, scratch: Path, timeout: float, python: str,
-               extra_paths: list) -> Outcome:
+               extra_paths: list, deep: bool = False) -> Outcome:
     tree = trees[config.repo]
     template = scratch / f"{config.name}.template"
     work = scratch / f"{config.name}.work"
     shutil.copytree(tree / config.workdir, template, symlinks=True)
     extra_env = config.prepare(template) if config.prepare else None
-    env = _environment(config, template, extra_paths)
+    env = _environment(config, template, extra_paths, tree)
     env.update(extra_env or {})
     env["PYTHONPATH"] = env["PYTHONPATH"].replace(str(template), str(work))
     report = scratch / f"{config.name}.report.json"
@@ -135,8 +143,9 @@ def run_config(config: Config, trees: dict, scratch: Path, timeout: float, pytho
         shutil.copytree(template, work, symlinks=True)
         cmd = [python, config.script, *config.args]
         if mode == "doctor":
-            cmd = [python, "-m", "graddoctor", "run", "--json", str(report), config.script, *config.args]
-        results[mode] = _run(cmd, work, env, config.timeout or timeout)
+            cmd = ([python, str(DEEP), str(report)] if deep else
+                   [python, "-m", "graddoctor", "run", "--json", str(report)]) + [config.script, *config.args]
+        results[mode] = _run(cmd, work / config.cwd, env, config.timeout or timeout)
         saved[mode] = scratch / f"{config.name}.{mode}.artifacts"
         for pattern in config.artifacts:
             for path in sorted(work.glob(pattern)):
@@ -153,7 +162,7 @@ def run_config(config: Config, trees: dict, scratch: Path, timeout: float, pytho
     outcome.losses_doctor = loss_numbers(results["doctor"].stdout + results["doctor"].stderr, config.loss_words)
     if config.artifacts:
         outcome.artifacts, outcome.artifacts_note = compare_artifacts(saved["plain"], saved["doctor"],
-                                                                      work / Path(config.script).parent)
+                                                                      work / config.cwd / Path(config.script).parent)
         if outcome.artifacts == "nothing saved":  # neither run got as far as saving: nothing to compare
             outcome.artifacts = None
     return outcome
@@ -211,9 +220,10 @@ def print_outcome(o: Outcome) -> None:
     sys.stdout.flush()
 
 
-def record(o: Outcome) -> dict:
+def record(o: Outcome, deep: bool = False) -> dict:
     """What is kept of one configuration's outcome (the JSON of --results and the table's source)."""
-    return {"name": o.config.name, "repo": o.config.repo, "workdir": o.config.workdir,
+    return {"name": o.config.name, "repo": o.config.repo, "workdir": o.config.workdir, "cwd": o.config.cwd,
+            "deep": deep,
             "command": " ".join([o.config.script, *o.config.args]), "exit_plain": o.plain.rc,
             "exit_graddoctor": o.doctor.rc, "timed_out": o.plain.timed_out or o.doctor.timed_out,
             "exit_ok": o.exit_ok, "status": o.report_status, "steps_observed": o.steps_observed,
@@ -244,13 +254,14 @@ def summary(records: list) -> dict:
 
 
 def markdown(records: list) -> str:
-    rows = ["| configuration | command (in the repository's `workdir`) | exit plain / run | steps seen "
-            "| errors / warnings / infos | identical | time ratio |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    rows = ["| configuration | repository | command (in the repository's `workdir`) | exit plain / run | steps seen "
+            "| errors / warnings / infos | identical | time ratio |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in records:
         ratio = r["seconds_graddoctor"] / max(r["seconds_plain"], 1e-9)
-        where = "" if r["workdir"] in (".", "") else r["workdir"] + "/"
+        where = "/".join(part for part in (r["workdir"], r.get("cwd", "")) if part not in (".", ""))
+        where = where + "/" if where else ""
         cmd = f"`{where}{r['command']}`".replace("|", "\\|")
-        rows.append(f"| {r['name']} | {cmd} | {r['exit_plain']} / {r['exit_graddoctor']}"
+        rows.append(f"| {r['name']} | {REPOS.get(r['repo'], r['repo'])} | {cmd} | {r['exit_plain']} / {r['exit_graddoctor']}"
                     f"{'' if r['exit_ok'] else ' (mismatch)'}{' (timeout)' if r['timed_out'] else ''} "
                     f"| {r['steps_observed']} | {_count(r, 'error')} / {_count(r, 'warning')} / {_count(r, 'info')} "
                     f"| {r['identical_text']} | {ratio:.2f} ({r['seconds_plain']:.0f}s plain) |")
@@ -266,10 +277,32 @@ def _stored(folder: Path) -> list:
     return sorted(records, key=lambda r: order.get(r["name"], len(order)))
 
 
+def _given(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict:
+    """The repositories given, by short name: --NAME DIR, --repo NAME=DIR, or found under --mirror."""
+    given = {name: getattr(args, name.replace("-", "_")) for name in REPOS if getattr(args, name.replace("-", "_"))}
+    for item in args.repo:
+        name, _, folder = item.partition("=")
+        if name not in REPOS or not folder:
+            parser.error(f"--repo {item}: give NAME=DIR with NAME one of {', '.join(REPOS)}")
+        given[name] = Path(folder)
+    if args.mirror:
+        for name, full in REPOS.items():
+            folder = args.mirror / full.replace("/", "+") / "repo"
+            if name not in given and folder.is_dir():
+                given[name] = folder
+    return given
+
+
 def main(argv: Optional[list] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for repo in ("examples", "nanogpt", "mingpt", "lightning", "accelerate"):
-        parser.add_argument(f"--{repo}", type=Path, help=f"snapshot of the {repo} repository (tree or git dir)")
+    for repo, full in REPOS.items():
+        parser.add_argument(f"--{repo}", type=Path, help=f"snapshot of {full} (tree or git dir)")
+    parser.add_argument("--repo", action="append", default=[], metavar="NAME=DIR",
+                        help="snapshot of the repository NAME (one of --list's); may be repeated")
+    parser.add_argument("--mirror", type=Path, help="take every repository found as MIRROR/OWNER+NAME/repo")
+    parser.add_argument("--deep", action="store_true",
+                        help="run the second run inside graddoctor.watch(deep=True) (deep mode for the whole run) "
+                             "instead of graddoctor run")
     parser.add_argument("--only", nargs="*", help="configuration names (default: all whose repository is given)")
     parser.add_argument("--list", action="store_true", help="list the configurations and exit")
     parser.add_argument("--pythonpath", action="append", default=[], type=Path,
@@ -284,30 +317,30 @@ def main(argv: Optional[list] = None) -> int:
     args = parser.parse_args(argv)
     if args.list:
         for c in CONFIGS:
-            print(f"{c.name:32} {c.repo:10} {c.workdir}/{c.script} {' '.join(c.args)}")
+            print(f"{c.name:36} {c.repo:12} {c.workdir}/{c.cwd + '/' if c.cwd else ''}{c.script} {' '.join(c.args)}")
         return 0
-    repos = ("examples", "nanogpt", "mingpt", "lightning", "accelerate")
-    if args.results and not any(getattr(args, repo) for repo in repos):
-        return _write(_stored(args.results), args)
-    scratch = Path(tempfile.mkdtemp(prefix="gd-real-pipelines-"))
-    trees = {repo: as_tree(getattr(args, repo), scratch / f"repo-{repo}")
-             for repo in repos if getattr(args, repo)}
     by_name = {c.name: c for c in CONFIGS}
     unknown = [n for n in args.only or [] if n not in by_name]
     if unknown:
         parser.error(f"unknown configurations: {' '.join(unknown)} (see --list)")
+    given = _given(args, parser)
+    if args.results and not given:
+        return _write(_stored(args.results), args)
+    scratch = Path(tempfile.mkdtemp(prefix="gd-real-pipelines-"))
     # --only runs in the order given, so the most telling configurations can go first
     chosen = [by_name[n] for n in args.only] if args.only else CONFIGS
+    trees = {name: as_tree(folder, scratch / f"repo-{name}") for name, folder in given.items()
+             if name in {c.repo for c in chosen}}
     chosen = [c for c in chosen if c.repo in trees]
     records = []
     for config in chosen:
         try:
-            outcome = run_config(config, trees, scratch, args.timeout, sys.executable, args.pythonpath)
+            outcome = run_config(config, trees, scratch, args.timeout, sys.executable, args.pythonpath, args.deep)
         except Exception as exc:  # one broken configuration must not end the benchmark
             print(f"== {config.name}: BENCHMARK ERROR {type(exc).__name__}: {exc}")
             continue
         print_outcome(outcome)
-        records.append(record(outcome))
+        records.append(record(outcome, args.deep))
         if args.results:
             args.results.mkdir(parents=True, exist_ok=True)
             (args.results / f"{config.name}.json").write_text(json.dumps(records[-1], indent=1))

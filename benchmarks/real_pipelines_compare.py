@@ -66,7 +66,7 @@ def _same_tensors(a: Path, b: Path, import_root: Optional[Path]) -> str:
 
 
 # a torch.save file may differ in bytes (pickled object ids, file names) while every tensor is equal
-_TORCH_SAVED = (".pt", ".pth", ".ckpt", ".bin", ".tar", ".model")
+_TORCH_SAVED = (".pt", ".pth", ".ckpt", ".bin", ".tar", ".model", ".pkl")
 
 
 def compare_artifacts(plain: Path, doctor: Path, import_root: Optional[Path] = None) -> tuple:

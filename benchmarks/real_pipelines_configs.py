@@ -20,12 +20,22 @@ import numpy as np
 from PIL import Image
 
 
+# The repositories, by the short name a configuration and the command line use.
+REPOS = {
+    "examples": "pytorch/examples",
+    "nanogpt": "karpathy/nanoGPT",
+    "mingpt": "karpathy/minGPT",
+    "lightning": "Lightning-AI/pytorch-lightning",
+    "accelerate": "huggingface/accelerate",
+}
+
+
 @dataclass
 class Config:
     name: str
-    repo: str  # examples | nanogpt | mingpt | lightning | accelerate
+    repo: str  # a key of REPOS
     workdir: str
-    script: str
+    script: str  # relative to `cwd`
     args: list = field(default_factory=list)
     prepare: Optional[Callable[[Path], Optional[dict]]] = None
     env: dict = field(default_factory=dict)
@@ -34,6 +44,16 @@ class Config:
     loss_words: tuple = ("loss",)
     deterministic: bool = True
     timeout: Optional[float] = None
+    cwd: str = ""  # the folder of the copied workdir both runs start in (scripts that read ../../data)
+    # the script never seeds: seed torch, numpy and random at interpreter start (real_pipelines_seed/),
+    # the same for both runs, so that their results can be compared
+    seed: bool = False
+    # folders of the repository itself (not copied) put on PYTHONPATH before the stand-ins: the
+    # package an example imports from its own repository (ignite, vit_pytorch, timm, ...)
+    library: list = field(default_factory=list)
+    # the stand-ins on PYTHONPATH; off for scripts that need no download, where a stand-in
+    # `torchvision` would only mislead a library that probes for it (transformers)
+    stubs: bool = True
 
 
 # ---------------------------------------------------------------- synthetic data

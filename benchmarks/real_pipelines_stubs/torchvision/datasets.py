@@ -49,6 +49,7 @@ class _Synthetic(VisionDataset):
     full_train = 60000
     full_test = 10000
     seed = 0
+    as_numpy = False  # torchvision keeps CIFAR's images as a numpy array and its labels as a list
 
     def __init__(self, root: Any = None, train: bool = True, transform: Optional[Callable] = None,
                  target_transform: Optional[Callable] = None, download: bool = False, **_: Any) -> None:
@@ -61,12 +62,14 @@ class _Synthetic(VisionDataset):
         noise = g.normal(0, 40, (n,) + self.shape)
         self.data = torch.as_tensor(np.clip(protos[self.targets.numpy()] + noise, 0, 255).astype(np.uint8))
         self.classes = [str(i) for i in range(self.num_classes)]
+        if self.as_numpy:
+            self.data, self.targets = self.data.numpy(), self.targets.tolist()
 
     def __len__(self) -> int:
         return len(self.targets)
 
     def __getitem__(self, index: int):
-        img = Image.fromarray(self.data[index].numpy(), mode="L" if len(self.shape) == 2 else "RGB")
+        img = Image.fromarray(np.asarray(self.data[index]), mode="L" if len(self.shape) == 2 else "RGB")
         return self._apply(img, int(self.targets[index]))
 
 
@@ -86,6 +89,7 @@ class CIFAR10(_Synthetic):
     shape = (32, 32, 3)
     full_train = 50000
     seed = 30
+    as_numpy = True
 
 
 class CIFAR100(CIFAR10):
