@@ -37,4 +37,9 @@ RULE = Rule(
     hint="Run once with `num_workers=0` to see the real error in the main process; for bus errors give the workers more shared memory (Docker `--shm-size=8g`), for a killed worker use fewer workers or less memory per worker.",
     engines=('graddoctor.explain.worker_patterns',),
     doc=__doc__,
+    evidence_needed=(
+        'the run stopped with PyTorch\'s own message about a dead or hung DataLoader worker, matched by `explain`; '
+        'the signal it names (or the chained error it was raised from) decides the cause, and the exception and '
+        'its line are the evidence.'
+    ),
 )
