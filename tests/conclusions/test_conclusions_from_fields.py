@@ -12,7 +12,8 @@ import math
 
 import pytest
 
-from graddoctor.conclusions import ORDER, conclude, drop_superseded, explained_by_learning_rate, name_other_causes
+from graddoctor.conclusions import (ORDER, conclude, drop_extra_step, drop_superseded, explained_by_learning_rate,
+                                    name_other_causes)
 from graddoctor.finding import Finding, Severity
 from graddoctor.report.report import Report
 from graddoctor.rules import make
@@ -140,10 +141,20 @@ def test_superseded_subjects_move_by_code_and_subjects_not_by_message():
     assert drop_superseded([generic, make("GD401", "all", subjects=["a", "b"])])[0].code == "GD401"
 
 
+# --- one cause at one step line ----------------------------------------------------------------
+
+def test_gd201_at_the_line_of_a_gd213_is_dropped_by_code_and_line_not_by_message():
+    wrong = make("GD213", "GD201 is mentioned here but decides nothing.", file="gan.py", line=26)
+    extra = make("GD201", "stepped again", file="gan.py", line=26)
+    elsewhere = make("GD201", "stepped again", file="gan.py", line=40)
+    assert drop_extra_step([wrong, extra, elsewhere]) == [wrong, elsewhere]
+    assert drop_extra_step([extra, elsewhere]) == [extra, elsewhere]
+
+
 # --- the order --------------------------------------------------------------------------------
 
 def test_conclude_demotes_gd505_before_gd306_counts_the_warnings():
-    assert ORDER == (drop_superseded, explained_by_learning_rate, name_other_causes)
+    assert ORDER == (drop_superseded, explained_by_learning_rate, drop_extra_step, name_other_causes)
     out = conclude([gd306(), gd305(TOO_LARGE), gd505()])
     stalled = next(f for f in out if f.code == "GD306")
     assert stalled.explained_by == ("GD305",)  # GD505 is information by then, and not a cause named

@@ -63,3 +63,33 @@ def test_history_kept_inside_the_model_is_named_at_the_assignment():
 def test_running_mean_of_detached_statistics_is_silent():
     w = _train(keep_history=False)
     assert "GD207" not in w.report().codes, str(w.report())
+
+
+def test_query_losses_of_first_order_maml_with_per_task_inner_optimizers_are_silent():
+    """Each task's inner optimizer steps on a copy; the meta-model's optimizer steps once per meta-batch.
+    The query losses live across inner steps of other optimizers, never across two steps of their own."""
+    import copy
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(1, 16), nn.ReLU(), nn.Linear(16, 1))
+    meta_optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    with watch(kept_alive_every=1) as w:
+        for _ in range(6):
+            meta_optimizer.zero_grad()
+            query_losses = []
+            for _ in range(4):
+                x = torch.rand(20, 1) * 10 - 5
+                y = torch.sin(x + torch.rand(1))
+                learner = copy.deepcopy(model)
+                inner_optimizer = torch.optim.SGD(learner.parameters(), lr=0.01)
+                for _ in range(3):
+                    inner_optimizer.zero_grad()
+                    F.mse_loss(learner(x[:10]), y[:10]).backward()
+                    inner_optimizer.step()
+                inner_optimizer.zero_grad()
+                query_losses.append(F.mse_loss(learner(x[10:]), y[10:]))
+                query_losses[-1].backward()
+                for p, q in zip(model.parameters(), learner.parameters()):
+                    p.grad = q.grad / 4 if p.grad is None else p.grad + q.grad / 4
+            meta_optimizer.step()
+    assert "GD207" not in w.report().codes, str(w.report())

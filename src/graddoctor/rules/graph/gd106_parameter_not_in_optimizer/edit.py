@@ -13,7 +13,8 @@ CODE = "GD106"
 
 
 def edit(finding: Finding, src: Source) -> Change | None:
-    built = src.statement_at(finding.line)
+    # at the replacing line, the finding's cause names the optimizer's own line
+    built = src.statement_at((finding.cause or {}).get("optimizer_line", finding.line))
     if not isinstance(built, cst.SimpleStatementLine) or len(built.body) != 1:
         return None
     models = {name_of(src, c.func.value) for c in src.nodes(cst.Call)

@@ -16,8 +16,8 @@ class Backbone(nn.Module):
 
 
 model = Backbone()
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)  # expect: GD106
-model.fc = nn.Linear(32, 3)  # fine-tune for 3 classes
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+model.fc = nn.Linear(32, 3)  # expect: GD106
 
 for step in range(20):
     x, y = torch.randn(32, 8), torch.randint(0, 3, (32,))

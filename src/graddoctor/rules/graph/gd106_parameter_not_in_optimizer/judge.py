@@ -8,10 +8,14 @@ the missing modules added. (A whole model replaced by a copy is told apart by
 
 from __future__ import annotations
 
+import ast
+import linecache
+
 from graddoctor.finding import Finding, Related, Severity
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.graph.optimizer_call import orphan_modules, with_params_call
 from graddoctor.graph.phrases import name_list, plural
+from graddoctor.locate import Location
 from graddoctor.rules import make
 from graddoctor.session.registry import OptimizerRecord
 
@@ -59,6 +63,14 @@ def parameters_not_in_optimizer(
             call = with_params_call(first.optimizer, first.created_at, modules) if modules else None
             if call is not None:
                 hint = f"Give them to the optimizer where it is built: `{call}`."
+        where, cause = first.created_at.shown(), None
+        replaced = _replacement_line(first.created_at, sorted({index.module_of.get(id(p), "") for p in orphans})) if also else None
+        if replaced is not None:
+            # the cause is the line that put the new layer in: named there, the optimizer as the other line
+            where = {"file": where["file"], "line": replaced, "column": None}
+            related_opt.insert(0, Related(where["file"], first.created_at.line,
+                                          f"{first.label} built here, before the layer was replaced"))
+            cause = {"optimizer_line": first.created_at.line}
         out.append(
             make(
                 "GD106",
@@ -69,10 +81,24 @@ def parameters_not_in_optimizer(
                 hint=hint,
                 related=related_opt,
                 evidence={"unused_gradients": len(names), "stale_parameters": stale},
-                **first.created_at.shown(),
+                cause=cause,
+                **where,
             )
         )
     return out
+
+
+def _replacement_line(built: Location, modules: list[str]) -> int | None:
+    """The first assignment to one of `modules` (`model.fc = nn.Linear(...)`) below the optimizer's line."""
+    if not built.file or not built.line or not modules:
+        return None
+    try:
+        tree = ast.parse("".join(linecache.getlines(built.file)))
+    except (SyntaxError, ValueError):
+        return None
+    lines = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assign) and node.lineno > built.line
+             and any(ast.unparse(t) in modules for t in node.targets)]
+    return min(lines, default=None)
 
 
 def _one_submodule(index: ModelIndex, optimizers: list[OptimizerRecord]) -> str | None:
