@@ -3,7 +3,7 @@
 Runs the unchanged training scripts of public repositories (real_pipelines_corpus.REPOS:
 pytorch/examples, nanoGPT, minGPT, Lightning, accelerate, ignite, PyTorch-GAN, ...) twice in
 the same fresh working directory: `python SCRIPT ARGS`, then
-`python -m graddoctor run --json R SCRIPT ARGS` (same args, cwd, seed,
+`python -m graddoctor run --quiet --json R SCRIPT ARGS` (same args, cwd, seed,
 environment). Each configuration uses tiny sizes and synthetic stand-ins for
 downloads (benchmarks/real_pipelines_stubs: torchvision, gymnasium, requests, ...).
 With --deep the second run is inside `graddoctor.watch(deep=True)` instead
@@ -144,7 +144,8 @@ def run_config(config: Config, trees: dict, scratch: Path, timeout: float, pytho
         cmd = [python, config.script, *config.args]
         if mode == "doctor":
             cmd = ([python, str(DEEP), str(report)] if deep else
-                   [python, "-m", "graddoctor", "run", "--json", str(report)]) + [config.script, *config.args]
+                   # --quiet: the report goes to the JSON only, so that no number of its text is read as a loss
+                   [python, "-m", "graddoctor", "run", "--quiet", "--json", str(report)]) + [config.script, *config.args]
         results[mode] = _run(cmd, work / config.cwd, env, config.timeout or timeout)
         saved[mode] = scratch / f"{config.name}.{mode}.artifacts"
         for pattern in config.artifacts:

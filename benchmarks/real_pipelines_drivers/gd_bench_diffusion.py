@@ -2,7 +2,8 @@
 
 Driver of benchmarks/real_pipelines.py (copied into the scratch folder). --kind:
   loop      Unet + GaussianDiffusion, the README's own loop (loss = diffusion(images); backward) with Adam
-  trainer   the repository's Trainer on an image folder (accelerate, EMA, gradient accumulation)
+  trainer   the repository's Trainer on an image folder (accelerate, EMA, gradient accumulation;
+            it asserts an effective batch of at least 16: 8 x 2)
   loop1d    Unet1D + GaussianDiffusion1D, objective pred_v
   trainer1d the repository's Trainer1D on a Dataset1D
 """
@@ -32,7 +33,7 @@ if args.kind in ("loop", "trainer"):
             optimizer.step()
             print(f"step {step} loss {loss.item():.6f}")
     else:
-        trainer = Trainer(diffusion, "images", train_batch_size=4, train_lr=8e-5, train_num_steps=args.steps,
+        trainer = Trainer(diffusion, "images", train_batch_size=8, train_lr=8e-5, train_num_steps=args.steps,
                           gradient_accumulate_every=2, ema_decay=0.995, amp=False, calculate_fid=False,
                           save_and_sample_every=args.steps, num_samples=4, results_folder="results")
         trainer.train()
@@ -51,7 +52,7 @@ else:
             optimizer.step()
             print(f"step {step} loss {loss.item():.6f}")
     else:
-        trainer = Trainer1D(diffusion, dataset=Dataset1D(sequences), train_batch_size=4, train_lr=8e-5,
+        trainer = Trainer1D(diffusion, dataset=Dataset1D(sequences), train_batch_size=8, train_lr=8e-5,
                             train_num_steps=args.steps, gradient_accumulate_every=2, ema_decay=0.995, amp=False,
                             save_and_sample_every=args.steps, num_samples=4, results_folder="results")
         trainer.train()

@@ -43,7 +43,9 @@ elif args.model == "cct":
                 mlp_ratio=2., num_classes=10, positional_embedding="learnable")
 elif args.model in ("mae", "simmim"):
     from vit_pytorch import ViT
-    encoder = ViT(**small)
+    # pool="mean": this snapshot's MAE indexes pos_embedding[:, 1:n + 1] for a "cls" encoder, whose
+    # pos_embedding has lost its batch dimension (a broadcast error under plain python)
+    encoder = ViT(**small, pool="mean")
     if args.model == "mae":
         from vit_pytorch import MAE
         model = MAE(encoder=encoder, masking_ratio=0.75, decoder_dim=32, decoder_depth=1)
