@@ -135,3 +135,15 @@ def test_bias_zeroed_by_a_shift_invariant_loss_is_silent():
             loss.backward()
             optimizer.step()
     assert [f for f in w.report().findings if f.code == "GD111"] == []
+
+
+def test_an_earlier_sections_tensors_left_with_zeroed_gradients_are_silent():
+    # nn_tutorial style: section 1's module-level tensors keep the zeros of their last `grad.zero_()`
+    # while section 2 trains other tensors by hand (both held by the stand-in for a manual optimizer)
+    import runpy
+    from pathlib import Path
+
+    torch.manual_seed(0)
+    with graddoctor.watch() as w:
+        runpy.run_path(str(Path(__file__).parent / "programs" / "tutorial_sections.py"), run_name="__main__")
+    assert [f for f in w.report().findings if f.code == "GD111"] == [], str(w.report())

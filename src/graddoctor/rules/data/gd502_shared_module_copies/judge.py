@@ -55,7 +55,9 @@ class SharedCopies:
                    f"{len(names)} layers.")
         if len(repeated) > 1:
             message += f" {len(repeated) - 1} more module(s) repeat in it as well."
-        self.found[id(container)] = make("GD502", message, subjects=subjects, step=step, **where.shown())
+        evidence = {"container": path, "times": len(names), "shared_parameters": params, "repeated_modules": len(repeated)}
+        self.found[id(container)] = make("GD502", message, subjects=subjects, step=step, evidence=evidence,
+                                         **where.shown())
 
     def _built_where(self, container: nn.Module, owners: dict) -> Location:
         built = patches.built_at.get(container)

@@ -118,7 +118,9 @@ class Broadcast:
         else:
             hint = (f"Give both the same shape: squeeze the target to {shape_text(pred)} (`y.squeeze(-1)`) "
                     "before comparing.")
-        self.found[key] = make("GD503", message, hint=hint, related=related, step=step, **where.shown())
+        evidence = {"prediction_shape": list(pred), "target_shape": list(target), "broadcast_shape": list(result)}
+        self.found[key] = make("GD503", message, hint=hint, related=related, step=step, evidence=evidence,
+                               **where.shown())
 
     def findings(self) -> list[Finding]:
         return list(self.found.values())

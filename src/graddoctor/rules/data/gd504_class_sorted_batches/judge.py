@@ -52,6 +52,8 @@ class SortedBatches:
     def _finding(self, call: LossCall) -> Finding | None:
         loader = patches.last_loader()
         shown = call.where.shown()
+        evidence = {"single_class_batches": self.batches, "classes": sorted(self.classes)[:10],
+                    "batch_size": call.input_shape[0]}
         related = [Related(shown["file"], call.where.line, "the loss whose targets were looked at")]
         message = (f"The first {self.batches} training batches looked at each held a single class "
                    f"(classes {', '.join(_label(c) for c in sorted(self.classes)[:5])} in turn, batches of "
@@ -59,7 +61,7 @@ class SortedBatches:
                    "prediction towards one class and the next batches push it back, so the model ends up "
                    "predicting the last class it saw.")
         if loader is None:
-            return make("GD504", message, related=[], step=call.step, **shown,
+            return make("GD504", message, related=[], step=call.step, evidence=evidence, **shown,
                         hint="Shuffle the training data before batching it (e.g. `perm = torch.randperm(len(x))` "
                              "each epoch), or use `DataLoader(dataset, batch_size=..., shuffle=True)`.")
         batches = loader.batch_sampler
@@ -68,9 +70,9 @@ class SortedBatches:
         where = patches.built_at.get(loader)
         if where is None or not where.file:
             return make("GD504", message + " They come from a DataLoader with shuffle off.", related=[],
-                        step=call.step, **shown)
+                        step=call.step, evidence=evidence, **shown)
         message += " The DataLoader built here reads them in order (shuffle is off)."
-        return make("GD504", message, related=related, step=call.step, **where.shown())
+        return make("GD504", message, related=related, step=call.step, evidence=evidence, **where.shown())
 
     def findings(self) -> list[Finding]:
         return [self.found] if self.found is not None else []

@@ -25,10 +25,11 @@ MIN_STEPS = 5
 
 def gradient_always_zero(stats) -> list[Finding]:
     always: dict[int, tuple] = {}  # param id -> (param, name, steps)
-    for layout in stats.layouts():
+    for key, layout in stats._layouts.items():
         for pos, p in enumerate(layout.params):
             steps = layout.zero_steps[pos]
-            if steps >= MIN_STEPS and not layout.moved[pos] and p.requires_grad and id(p) not in always:
+            if (steps >= MIN_STEPS and not layout.moved[pos] and p.requires_grad and id(p) not in always
+                    and not _left_behind(stats, id(p), key)):
                 always[id(p)] = (p, layout.param_names[pos], steps)
     if not always:
         return []
@@ -48,6 +49,22 @@ def gradient_always_zero(stats) -> list[Finding]:
     for op, defined, entries in groups.values():
         out.append(_finding(stats, op, defined, entries))
     return out
+
+
+def _left_behind(stats, pid: int, optimizer: int) -> bool:
+    """Whether the parameter belongs to an earlier phase: every loss that reaches it stopped before a later
+    loss of the same optimizer (a script's next section) ran on its own, without reaching it.
+
+    Its gradient then stays at whatever the earlier phase left (zeroed by hand at its last update): no
+    backward writes it any more, so its zeros say nothing about the loss. Tutorial scripts with several
+    sections keep their first section's tensors at module level while the later sections train others.
+    """
+    series = [s for s in stats.loss_series.series.values() if s.optimizer == optimizer and s.graph.reaches]
+    reaching = [s for s in series if pid in s.graph.reaches]
+    if not reaching:
+        return False
+    ended = max(s.last_step for s in reaching)
+    return any(pid not in s.graph.reaches and s.first_step > ended and s.count >= MIN_STEPS for s in series)
 
 
 def _drop_shift_invariant_biases(always: dict, zeroing: list) -> dict:

@@ -18,4 +18,5 @@ def non_finite_loss(stats) -> list[Finding]:
         f"The loss was {value} at optimizer step {step}, the first non-finite loss of the run; "
         f"every gradient and every update after it is NaN too.{made}",
         step=step, related=related, hint=divergence_hint(stats), **at.shown(),
+        evidence={"loss": str(value), "step": step, "diverged": bool(divergence_hint(stats))},
     )]
