@@ -12,8 +12,8 @@ import math
 
 import pytest
 
-from graddoctor.conclusions import (ORDER, conclude, drop_extra_step, drop_superseded, explained_by_learning_rate,
-                                    name_other_causes)
+from graddoctor.conclusions import (ORDER, conclude, drop_extra_step, drop_superseded, explained_by_ignored_targets,
+                                    explained_by_learning_rate, name_other_causes)
 from graddoctor.finding import Finding, Severity
 from graddoctor.report.report import Report
 from graddoctor.rules import make
@@ -154,8 +154,28 @@ def test_gd201_at_the_line_of_a_gd213_is_dropped_by_code_and_line_not_by_message
 # --- the order --------------------------------------------------------------------------------
 
 def test_conclude_demotes_gd505_before_gd306_counts_the_warnings():
-    assert ORDER == (drop_superseded, explained_by_learning_rate, drop_extra_step, name_other_causes)
+    assert ORDER == (drop_superseded, explained_by_learning_rate, drop_extra_step, explained_by_ignored_targets,
+                     name_other_causes)
     out = conclude([gd306(), gd305(TOO_LARGE), gd505()])
     stalled = next(f for f in out if f.code == "GD306")
     assert stalled.explained_by == ("GD305",)  # GD505 is information by then, and not a cause named
     assert next(f for f in out if f.code == "GD505").explained_by == ("GD305",)
+
+
+# --- GD507 explains a NaN loss and a run that learns nothing -------------------------------------
+
+def _gd507(severity) -> Finding:
+    return make("GD507", "Targets.", severity=severity, file="train.py", line=20,
+                evidence={"batches_checked": 8, "batches_all_ignored": 8 if severity == Severity.ERROR else 2})
+
+
+@pytest.mark.parametrize("severity", [Severity.ERROR, Severity.WARNING])
+def test_a_nan_loss_at_the_ignored_targets_line_is_explained_by_gd507(severity):
+    nan = make("GD301", "Reworded.", file="train.py", line=20, evidence={"step": 1})
+    elsewhere = make("GD301", "Reworded.", file="train.py", line=31, evidence={"step": 1})
+    zero = make("GD111", "Reworded.", file="train.py", line=5, subjects=["model.head.weight"])
+    out = {(f.code, f.line): f for f in conclude([nan, elsewhere, zero, _gd507(severity)])}
+    assert out[("GD301", 20)].severity == Severity.INFO and out[("GD301", 20)].explained_by == ("GD507",)
+    assert out[("GD301", 31)].severity == Severity.ERROR
+    # zero gradients are the consequence only when no batch kept a target
+    assert (out[("GD111", 5)].severity == Severity.INFO) == (severity == Severity.ERROR)

@@ -115,3 +115,17 @@ def test_an_optimizer_with_float32_master_weights_is_silent():
     with watch() as w:
         _train(head, MasterWeightsSGD(head.parameters(), lr=1e-3), input_dtype=torch.bfloat16)
     assert _gd308(w) == []
+
+
+def test_sparse_embedding_gradients_are_skipped_without_failing():
+    """A sparse gradient has no flat view: it is not compared (and graddoctor does not fail on it)."""
+    torch.manual_seed(0)
+    embed = nn.Embedding(50, 64, sparse=True).to(torch.bfloat16)
+    opt = torch.optim.SGD(embed.parameters(), lr=1e-4)
+    with watch() as w:
+        for _ in range(12):
+            loss = embed(torch.randint(0, 50, (16,))).float().pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    assert _gd308(w) == []

@@ -79,7 +79,8 @@ class LowPrecisionUpdatesLost(Observer):
             return
         for group in optimizer.param_groups:
             for p in group["params"]:
-                if p.dtype in LOW and p.grad is not None and p.device.type != "meta":
+                if (p.dtype in LOW and p.grad is not None and p.grad.layout == torch.strided
+                        and p.device.type != "meta"):
                     flat = p.detach().reshape(-1)[:PER_PARAMETER]
                     mask = p.grad.detach().reshape(-1)[:PER_PARAMETER] != 0
                     st.taken.append((p, flat.clone(), mask))

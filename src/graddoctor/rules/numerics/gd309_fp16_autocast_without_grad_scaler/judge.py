@@ -101,7 +101,8 @@ class Fp16WithoutGradScaler(Observer):
         if not fp16 or self.scaler or (self.steps > self.first and self.steps % self.every):
             return
         grads = [p.grad.detach().reshape(-1)[:PER_PARAMETER] for g in event.optimizer.param_groups
-                 for p in g["params"] if p.grad is not None and p.grad.is_floating_point()]
+                 for p in g["params"] if p.grad is not None and p.grad.layout == torch.strided
+                 and p.grad.is_floating_point()]
         if not grads:
             return
         flat = torch.cat([g.float() for g in grads]) if len(grads) > 1 else grads[0].float()
