@@ -44,4 +44,7 @@ RULE = Rule(
     hint='Check the labels the collator builds: keep the answer tokens (mask only the prompt and padding with -100), '
          'and make sure truncation does not cut every labelled token off.',
     doc=__doc__,
+    evidence_needed=(
+        'cross_entropy/nll_loss batches whose every index target equals ignore_index: an error when every checked batch (at least 2) is so, a warning from 2 such batches, info for one; evidence: the batches checked and fully ignored, the steps.'
+    ),
 )

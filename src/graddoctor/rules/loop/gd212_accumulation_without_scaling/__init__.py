@@ -52,4 +52,7 @@ RULE = Rule(
     hint='Divide each micro-batch loss by the number of accumulation steps before backward: '
          '`(loss / accum_steps).backward()`.',
     doc=__doc__,
+    evidence_needed=(
+        "the same loss line, a per-batch mean never divided (its last graph node is the loss function's own), backpropagated N >= 2 times between two optimizer steps on at least 2 steps and on at least half of that step line's steps; a warning only when the optimizer steps in proportion to the gradient (SGD, ASGD), info with adaptive optimizers that cancel a constant factor; evidence: backwards per step, steps, optimizer."
+    ),
 )

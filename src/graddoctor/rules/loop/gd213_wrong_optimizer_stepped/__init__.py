@@ -50,4 +50,7 @@ RULE = Rule(
     detected='RS',
     hint='Step the optimizer that holds the parameters this backward computed gradients for.',
     doc=__doc__,
+    evidence_needed=(
+        "at least twice, a backward wrote gradients to parameters that only optimizer A holds, another optimizer stepped, and A's gradients were cleared unused, while A never stepped in the run; evidence: the wasted gradients, both optimizers, the steps."
+    ),
 )

@@ -53,4 +53,7 @@ RULE = Rule(
     hint='Keep the parameters in float32 and run the forward under `torch.autocast(device_type, dtype=torch.bfloat16)`; '
          'or use an optimizer that keeps float32 master weights (or stochastic rounding).',
     doc=__doc__,
+    evidence_needed=(
+        "at least 3 measured steps of bfloat16/float16 parameters with no float32 master copy in the optimizer's state, most of them leaving at least half of the elements with a nonzero gradient bit for bit unchanged; evidence: that fraction, the dtype, the learning rate."
+    ),
 )

@@ -54,4 +54,7 @@ RULE = Rule(
     hint='Use a GradScaler with float16 autocast: `scaler = torch.amp.GradScaler()`, `scaler.scale(loss).backward()`, '
          '`scaler.step(optimizer)`, `scaler.update()` (check that it is enabled); or autocast to torch.bfloat16.',
     doc=__doc__,
+    evidence_needed=(
+        "2 sampled steps whose forward ran under float16 autocast with no enabled GradScaler in the run, with at least 25% of the gradient elements exactly 0 and at least 5% within 16 times of float16's smallest number; evidence: both fractions, the autocast dtype, whether a scaler was seen."
+    ),
 )
