@@ -16,8 +16,7 @@ import pytest
 from .as_python import assert_as_python
 
 PROGRAMS = Path(__file__).parent / "programs"
-CHECKPOINTING = ["checkpoint_tied_gpt.py", "checkpoint_reentrant_and_sequential.py",
-                 "hf_gpt2_checkpointing_non_reentrant.py", "hf_gpt2_checkpointing_reentrant.py"]
+CHECKPOINTING = ["checkpoint_tied_gpt.py", "checkpoint_reentrant_and_sequential.py", "hf_gpt2_checkpointing.py"]
 
 
 @pytest.mark.slow  # three subprocesses that train a tiny transformer each
