@@ -17,6 +17,7 @@ from graddoctor.locate import Location, _column, is_user_file
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
 _GRAD_MODE_FILE = os.path.join(_TORCH_DIR, "autograd", "grad_mode.py")
 _CONTEXTLIB_FILE = os.path.join(_TORCH_DIR, "utils", "_contextlib.py")
+_CHECKPOINT_FILE = os.path.join(_TORCH_DIR, "utils", "checkpoint.py")
 _GRAD_MODE_NAMES = {
     "no_grad": "torch.no_grad()",
     "set_grad_enabled": "torch.set_grad_enabled(False)",
@@ -102,3 +103,22 @@ def body_location(region: Region, frame: FrameType | None) -> tuple[Location | N
         return here, [here] + [Location(o.file, o.line, None, o.function) for o in outer]
     chain = user_chain(frame)
     return (chain[0] if chain else None), chain
+
+
+def reentrant_checkpoint_call(frame: FrameType | None) -> tuple[Location | None, bool] | None:
+    """Inside a reentrant checkpoint's forward (`CheckpointFunction.forward`): the user's
+    `checkpoint(...)` line, and whether none of its tensor inputs requires grad; else None.
+
+    Only torch's own frame is read (its `args`, the checkpoint's inputs), never the user's locals.
+    """
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename == _CHECKPOINT_FILE and code.co_varnames[:2] == ("ctx", "run_function"):
+            inputs = frame.f_locals.get("args", ())
+            tensors = [a for a in inputs if isinstance(a, torch.Tensor)]
+            without = bool(tensors) and not any(t.requires_grad for t in tensors)
+            chain = user_chain(frame.f_back, limit=1)
+            del frame, inputs, tensors
+            return (chain[0] if chain else None), without
+        frame = frame.f_back
+    return None

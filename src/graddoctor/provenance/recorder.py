@@ -58,6 +58,7 @@ Tensor = torch.Tensor
 _is_grad_enabled = torch.is_grad_enabled
 _is_inference = torch.is_inference_mode_enabled
 _is_compiling = torch.compiler.is_compiling
+_backward_node = torch._C._current_autograd_node
 _subclass_hooks_off = torch._C.DisableTorchFunctionSubclass
 _subclass_hooks_on = torch._C._EnableTorchFunction
 
@@ -112,6 +113,11 @@ class Recorder(TorchFunctionMode):
             # torch.compile traces through modes: stay transparent, so the compiled graph
             # is the user's own and nothing here recompiles per tensor.
             return func(*args, **(kwargs or {}))
+        if _backward_node() is not None:
+            # Inside backward: activation checkpointing recomputes the forward here, and must
+            # see exactly the ops and saved tensors of the original forward (else CheckpointError).
+            # Nothing the user wrote runs in backward that deep mode names.
+            return func(*args, **(kwargs or {}))
         if types:
             # A tensor subclass with a __torch_function__ of its own takes part: reading its
             # attributes (requires_grad, grad_fn) would run that code too, and a subclass that
@@ -122,7 +128,8 @@ class Recorder(TorchFunctionMode):
         return self._op(func, args, kwargs, func)
 
     def _op(self, func, args, kwargs, call):
-        """Run the op (`call`) and note what it means; `func` is the op itself."""
+        """Run the op (`call`) and note what it means; `func` is the op itself. Called only by
+        `__torch_function__`: the op's caller is two frames up."""
         kind = KINDS.get(func)
         if kind is None:
             kind = KINDS[func] = classify(func)
@@ -133,14 +140,14 @@ class Recorder(TorchFunctionMode):
         if kind is SET_GRAD:
             before = _is_grad_enabled()
             out = call(*args, **kwargs)
-            self.grad_mode.switch(before, _is_grad_enabled(), sys._getframe(1))
+            self.grad_mode.switch(before, _is_grad_enabled(), sys._getframe(2))
             return out
         if kind is REQUIRES_GRAD:
             target = args[0] if args and isinstance(args[0], Tensor) else None
             before = target.requires_grad if target is not None else False
             out = call(*args, **kwargs)
             if target is not None and target.requires_grad != before:
-                self.frozen.requires_grad_set(target, sys._getframe(1))
+                self.frozen.requires_grad_set(target, sys._getframe(2))
             return out
         pre = None
         if kind is INPLACE and args and isinstance(args[0], Tensor):
@@ -148,7 +155,7 @@ class Recorder(TorchFunctionMode):
         try:
             out = call(*args, **kwargs)
         except RuntimeError as exc:
-            self.inference.failed(args, exc, sys._getframe(1))
+            self.inference.failed(args, exc, sys._getframe(2))
             raise
         grad_on = _is_grad_enabled()
         region = self.grad_mode.region
@@ -158,7 +165,7 @@ class Recorder(TorchFunctionMode):
             self.zeroing.rnn_output(func, args, out)
         if self.non_finite.watch:
             try:
-                self.non_finite.check(func, args, kwargs, out, sys._getframe(1), self.step)
+                self.non_finite.check(func, args, kwargs, out, sys._getframe(2), self.step)
             except (RuntimeError, NotImplementedError):  # a tensor type without these kernels: give up the check
                 self.non_finite.watch = False
             except Exception:  # our bug: recorded, never the user's op
@@ -207,18 +214,18 @@ class Recorder(TorchFunctionMode):
 
         if (kind is FACTORY and taint is None and round_trips.values and args and isinstance(out, Tensor)
                 and isinstance(args[0], float)):  # torch.tensor(sum(losses) / len(losses)); np.mean(...) too
-            taint = round_trips.summed_taint(args[0], out, getattr(func, "__name__", "tensor"), sys._getframe(1))
+            taint = round_trips.summed_taint(args[0], out, getattr(func, "__name__", "tensor"), sys._getframe(2))
         if (kind is FACTORY and (taint is not None or round_trips.arrays) and args and isinstance(out, Tensor)
                 and not isinstance(args[0], Tensor)):  # torch.tensor(arr), torch.tensor(x.tolist())
             taint = round_trips.rebuilt_from(args[0], out, getattr(func, "__name__", "tensor"),
-                                             sys._getframe(1)) or taint
+                                             sys._getframe(2)) or taint
             if taint is not None and out.requires_grad:  # torch.tensor(values, requires_grad=True)
-                self.cutter.revived(taint, sys._getframe(1))
+                self.cutter.revived(taint, sys._getframe(2))
         if pre is not None:
-            self.edits.after(args[0], pre, func, sys._getframe(1), self.forward_seen, self.used_since_backward,
+            self.edits.after(args[0], pre, func, sys._getframe(2), self.forward_seen, self.used_since_backward,
                              self.step)
         elif kind is DATA_SET and args and isinstance(args[0], Tensor) and args[0].requires_grad:
-            self.edits.data_write(id(args[0]), "data = ...", sys._getframe(1), self.forward_seen,
+            self.edits.data_write(id(args[0]), "data = ...", sys._getframe(2), self.forward_seen,
                                   self.used_since_backward, self.step)
 
         if isinstance(out, Tensor):
@@ -227,17 +234,17 @@ class Recorder(TorchFunctionMode):
                     if grad_on:
                         # Recorded into a graph: these inputs are now saved or referenced by it.
                         self.forward_seen = True
-                        _mark_site(out, sys._getframe(1))
+                        _mark_site(out, sys._getframe(2))
                         if (kind is STEP_FN or kind is BOUNDED) and self.step <= ZERO_WATCH_STEPS:
-                            self.zeroing.zeroing(kind, func, args, out, sys._getframe(1))
+                            self.zeroing.zeroing(kind, func, args, out, sys._getframe(2))
                         elif kind is SELECT and self.zeroing.rnn_outputs and self.step < ZERO_WATCH_STEPS:
-                            self.zeroing.selected(func, args, sys._getframe(1))
+                            self.zeroing.selected(func, args, sys._getframe(2))
                         used = self.used_since_backward.add
                         for a in args:
                             if isinstance(a, Tensor) and a.requires_grad:
                                 used(id(a))
                 else:
-                    cut = self.cutter.cut(kind, func, args, kwargs, grad_on, sys._getframe(1))
+                    cut = self.cutter.cut(kind, func, args, kwargs, grad_on, sys._getframe(2))
                     if cut is not None:
                         taint = frozenset((cut.id,)) if taint is None else taint | {cut.id}
                     if kind is DATA_GET:
@@ -245,19 +252,19 @@ class Recorder(TorchFunctionMode):
             if taint is not None:
                 self.taint.set(out, taint)
             if not grad_on and self.grad_mode.inference_regions and out.is_inference():
-                self.inference.birth(out, self.grad_mode.inference_regions[-1], sys._getframe(1))
+                self.inference.birth(out, self.grad_mode.inference_regions[-1], sys._getframe(2))
         elif type(out) is tuple and out and requires:
             # sort/max/topk: the indices do not require grad while the values do.
             for item in out:
                 if isinstance(item, Tensor) and not item.requires_grad:
-                    cut = self.cutter.cut(kind, func, args, kwargs, grad_on, sys._getframe(1))
+                    cut = self.cutter.cut(kind, func, args, kwargs, grad_on, sys._getframe(2))
                     if cut is not None:
                         self.taint.set(item, frozenset((cut.id,)) if taint is None else taint | {cut.id})
                 elif taint is not None and isinstance(item, Tensor):
                     self.taint.set(item, taint)
         elif kind is NUMBER or (taint is not None and out is not None and not isinstance(out, (bool, tuple))):
             if requires and kind is NUMBER:
-                cut = self.cutter.cut(kind, func, args, kwargs, grad_on, sys._getframe(1))
+                cut = self.cutter.cut(kind, func, args, kwargs, grad_on, sys._getframe(2))
                 if cut is not None:
                     taint = frozenset((cut.id,)) if taint is None else taint | {cut.id}
             if taint is not None:

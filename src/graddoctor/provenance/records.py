@@ -18,6 +18,7 @@ DATA = "data"
 NUMBER = "number"
 REWRAP = "rewrap"
 NON_DIFFERENTIABLE = "non-differentiable"
+CHECKPOINT_INPUT = "checkpoint-input"  # inside a reentrant checkpoint none of whose inputs requires grad
 FROZEN = "frozen"  # not a cut of a path: the parameters themselves were set to requires_grad=False
 
 
@@ -68,6 +69,8 @@ class Cut:
             return f"was turned into a Python number by `.{self.op}()`"
         if self.kind == REWRAP:
             return f"was re-wrapped by `torch.{self.op}(...)`, which copies values without history"
+        if self.kind == CHECKPOINT_INPUT:
+            return f"ran inside {self.region_how}, none of whose inputs requires grad"
         if self.kind == FROZEN:
             what = f" ({self.subject})" if self.subject else ""
             return f"was computed only from parameters frozen by `{self.op}`{what}"

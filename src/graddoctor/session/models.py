@@ -5,9 +5,12 @@ from __future__ import annotations
 import gc
 import sys
 
+import torch
 from torch import nn
 
 from graddoctor.locate import is_user_file
+
+_is_compiling = torch.compiler.is_compiling
 
 
 def root_modules() -> list[nn.Module]:
@@ -16,6 +19,8 @@ def root_modules() -> list[nn.Module]:
     Modules kept in a plain list or dict of another module are not roots: they
     belong to that module, unregistered (GD105).
     """
+    if _is_compiling():  # never inside a dynamo trace: gc.get_objects cannot be traced
+        return []
     # type() rather than isinstance(): isinstance reads __class__, which some
     # lazily deprecated torch objects answer with a FutureWarning.
     module_type = nn.Module
@@ -85,6 +90,8 @@ def names_in_user_frames(wanted: set[int] | None, frames: int = 4) -> dict[int, 
     variable (`trainer.encoder`; `self.encoder` is named `encoder`), innermost user frames first.
     Of the modules whose ids are in `wanted`, or of every module when it is None."""
     out: dict[int, str] = {}
+    if _is_compiling():  # never inside a dynamo trace: frame introspection breaks it
+        return out
     frame = sys._getframe(1)
     seen = 0
     while frame is not None and seen < frames:
@@ -102,4 +109,5 @@ def names_in_user_frames(wanted: set[int] | None, frames: int = 4) -> dict[int, 
                                 and not attr.startswith("_")):
                             out.setdefault(id(item), attr if key == "self" else f"{key}.{attr}")
         frame = frame.f_back
+    del frame  # hold no frame (and so none of its locals) past this call
     return out

@@ -12,9 +12,9 @@ import torch
 
 from graddoctor.graph.walk import trace
 from graddoctor.locate import Location
-from graddoctor.provenance.frames import body_location, user_chain
+from graddoctor.provenance.frames import body_location, reentrant_checkpoint_call, user_chain
 from graddoctor.provenance.op_kinds import DATA_GET, DETACH, FACTORY, NUMBER
-from graddoctor.provenance.records import DATA, FROZEN, GRAD_OFF, NON_DIFFERENTIABLE, REWRAP, Cut
+from graddoctor.provenance.records import CHECKPOINT_INPUT, DATA, FROZEN, GRAD_OFF, NON_DIFFERENTIABLE, REWRAP, Cut
 from graddoctor.provenance.records import DETACH as DETACH_CUT
 from graddoctor.provenance.records import NUMBER as NUMBER_CUT
 from graddoctor.provenance.trackers.grad_mode import GradModeTracker
@@ -39,6 +39,11 @@ class CutTracker:
             region = regions[-1] if _is_inference() and regions else self.grad_mode.region
             if region is not None and not region.user:
                 return None
+            if region is None and not _is_inference():
+                # Grad mode went off without a Python switch: torch runs an autograd.Function's
+                # forward so. Its backward gives the gradients (a reentrant checkpoint recomputes
+                # the stage), so this is no cut, unless the checkpoint's inputs all lack grad.
+                return self._checkpoint_cut(args, kwargs, frame)
             cut_kind = GRAD_OFF
         elif kind is DETACH:
             cut_kind = DETACH_CUT
@@ -71,6 +76,26 @@ class CutTracker:
                 region_entry=region.entry if region is not None else None,
                 region_how=region.how if region is not None else "",
             )
+            self.cuts.append(cut)
+            self._sites[key] = cut
+        cut.count += 1
+        self._feeders(cut, args, kwargs)
+        return cut
+
+    def _checkpoint_cut(self, args, kwargs, frame) -> Cut | None:
+        """The cut of a reentrant `checkpoint(stage, x)` none of whose tensor inputs requires grad:
+        its output does not either, and the stage's parameters get no gradient. One per call line."""
+        call = reentrant_checkpoint_call(frame)
+        if call is None:
+            return None
+        where, inputs_without_grad = call
+        if not inputs_without_grad or where is None:
+            return None
+        key = (CHECKPOINT_INPUT, where.file, where.line)
+        cut = self._sites.get(key)
+        if cut is None:
+            cut = Cut(id=len(self.cuts), kind=CHECKPOINT_INPUT, op="checkpoint", location=where,
+                      chain=[where], region_how="`checkpoint(..., use_reentrant=True)`")
             self.cuts.append(cut)
             self._sites[key] = cut
         cut.count += 1

@@ -20,7 +20,9 @@ from graddoctor.finding import Finding, Related
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.graph.phrases import group_by_module, name_list, plural, related_at
 from graddoctor.rules.graph.gd101_loss_is_python_number.judge import is_number_cut, number_path
+from graddoctor.provenance.records import CHECKPOINT_INPUT
 from graddoctor.rules.graph.gd110_grad_mode_off.judge import grad_off_path
+from graddoctor.rules.graph.gd113_checkpoint_input_without_grad.judge import checkpoint_without_grad
 from graddoctor.locate import Location
 from graddoctor.rules import make
 
@@ -80,6 +82,8 @@ def _without_gradient(
     back = related_at(cut.backward or where, "backward() called here")
     if cut.grad_off:  # SPEC: grad mode off is GD110's, at the line that turned it off
         return grad_off_path(names, phrase, cut, back, step, related)
+    if cut.kind == CHECKPOINT_INPUT:
+        return checkpoint_without_grad(names, phrase, cut, back, step, related)
     if whole_loss and is_number_cut(cut):
         return number_path(names, phrase, cut, back, step, related)
     message += f" Their path to the loss {cut.what()} at {cut.location}{cut.aftermath()}."
