@@ -47,4 +47,7 @@ RULE = Rule(
     detected='R',
     hint='Pass `use_reentrant=False` to `checkpoint(...)`, or give it an input that requires grad; for PEFT/LoRA models call `model.enable_input_require_grads()`.',
     doc=__doc__,
+    evidence_needed=(
+        'a backward walked from the loss reached a reentrant checkpoint (a CheckpointFunction node) none of whose inputs required grad, and trainable parameters used only inside its stages received no gradient; evidence: the construct, the number of inputs requiring grad (0), the parameters left without gradient.'
+    ),
 )
