@@ -79,8 +79,14 @@ def main() -> None:
     entries = [e for e in manifest if e.get("expect") and e.get("source_fix") and args.only in e["program"]]
     keep = args.keep or Path(tempfile.mkdtemp(prefix="fixblind-keep-"))
     keep.mkdir(parents=True, exist_ok=True)
+    def measured(entry: dict) -> dict:
+        row = one(entry, args.blind, keep, args.timeout)
+        with open(keep / "rows.jsonl", "a") as handle:  # as they come: a long run can be read before it ends
+            handle.write(json.dumps(row) + "\n")
+        return row
+
     with ThreadPoolExecutor(args.jobs) as pool:
-        rows = list(pool.map(lambda e: one(e, args.blind, keep, args.timeout), entries))
+        rows = list(pool.map(measured, entries))
     print("| program | expected | edits offered | verified | written | runs after | expert's line |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
