@@ -218,7 +218,9 @@ def test_gd306_names_the_scheduler_that_explains_a_flat_loss_before_the_data():
     (f,) = found(w, "GD306")
     assert f.severity == Severity.WARNING and f.line == line("FLAT BACKWARD")
     assert f"GD205 scheduler-misuse at {gd205.file}:{gd205.line}" in f.message
-    assert f.message.index("GD205") < f.message.index("the data")
+    # the measured cause first (the rate the schedule left), then the finding that explains it
+    assert "learning rate schedule brought the rate down" in f.message
+    assert f.message.index("learning rate schedule") < f.message.index("GD205")
 
 
 def test_gd306_without_another_finding_still_points_at_the_data():

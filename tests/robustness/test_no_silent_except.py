@@ -32,6 +32,8 @@ ALLOWED = {
         "raised again by the caller, never swallowed",
     ("runner/outputs.py", "print_terminal"):
         "not silent: a renderer's failure is printed on stderr and makes the exit code 3",
+    ("runner/outputs.py", "print_formatted"):
+        "not silent: a renderer's failure (run --format json|sarif) is printed on stderr and makes the exit code 3",
     ("runner/outputs.py", "write_files"):
         "not silent: a renderer's failure is printed on stderr and makes the exit code 3; "
         "the other outputs are still written",

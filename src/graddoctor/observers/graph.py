@@ -25,7 +25,7 @@ from graddoctor.session.observer import BackwardEvent, CallEvent, CutSource, Obs
 
 class GraphObserver(Observer):
     name = "graph"
-    codes = frozenset({"GD101", "GD102", "GD103", "GD104", "GD105", "GD106", "GD110", "GD210"})
+    codes = frozenset({"GD101", "GD102", "GD103", "GD104", "GD105", "GD106", "GD110", "GD113", "GD210"})
 
     def __init__(self, walk_first: int = 3, walk_every: int = 50, cuts: CutSource | None = None) -> None:
         self.walk_first = walk_first

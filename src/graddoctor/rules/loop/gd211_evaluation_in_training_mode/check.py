@@ -222,7 +222,7 @@ def _in_evaluation_functions(a: FileAnalysis, models: dict[str, int], r: Reporte
                     given[name] = name  # the global model
             for inner, outer in given.items():
                 calls = _forwards(fn, inner)
-                if not calls or _sets_eval(fn, inner) or _eval_before(a, outer, site.lineno):
+                if not calls or _sets_eval(fn, inner) or _eval_set_on_the_way(a, outer, site):
                     continue
                 shown = f"`{outer}`" if inner == outer else f"`{outer}` (as `{inner}`)"
                 _report(r, calls[0], shown, site,
@@ -282,6 +282,22 @@ def _in_evaluation_methods(a: FileAnalysis, classes: set[str], r: Reporter, repo
             if calls:
                 _report(r, calls[0], f"`self.{attr}`", fn, f"in `{fn.name}()`, an evaluation,", reported,
                         f"self.{attr}")
+
+
+def _eval_set_on_the_way(a: FileAnalysis, name: str, site: ast.AST, depth: int = 3) -> bool:
+    """`name.eval()` above the call `site`, or, when the call sits in another function, above every
+    call of that function (`evaluate()` called from `evaluate_randomly()`, which the script calls
+    after `encoder.eval()`)."""
+    if _eval_before(a, name, site.lineno):
+        return True
+    around = [f for f in ast.walk(a.tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+              and f.lineno < site.lineno <= (f.end_lineno or f.lineno)]
+    if not around or depth == 0:
+        return False
+    inner = max(around, key=lambda f: f.lineno)
+    callers = [c for c in ast.walk(a.tree) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+               and c.func.id == inner.name]
+    return bool(callers) and all(_eval_set_on_the_way(a, name, c, depth - 1) for c in callers)
 
 
 def _eval_before(a: FileAnalysis, name: str, line: int) -> bool:
