@@ -65,6 +65,11 @@ def test_edit_verifies_then_is_written_once(program, code, learns, graddoctor_cl
         assert line in edited.splitlines()
     page = (graddoctor_cli.path / "fix.html").read_text()
     assert 'class="losschart"' in page and ">edited</text>" in page  # both runs' loss in one chart
+    import html as html_mod
+
+    shown = html_mod.unescape(page.split('class="fixedits"', 1)[1].split("</section>", 1)[0])
+    assert f"{code} train.py:{finding['line']}  gone, nothing new  verified" in shown  # the verdict
+    assert all(line in shown for line in _added_lines(fix["diff"]))  # and the diff
     if learns:
         first, last = fix["loss_after"]
         assert last < 0.5 * first, fix

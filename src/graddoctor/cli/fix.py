@@ -123,12 +123,13 @@ class _Fixing:
         """After the report: the edits, the verification, and the writing."""
         from graddoctor.fix.render import summary
 
+        said = summary(self.plan, self.verdicts, self.edited, self.before, self.opts)
         if not self.opts.quiet:
-            sys.stdout.write(summary(self.plan, self.verdicts, self.edited, self.before, self.opts))
-        if self.html and self.edited is not None:
+            sys.stdout.write(said)
+        if self.html and (self.edited is not None or self.plan.fixes):
             from graddoctor.fix.render import add_loss_chart
 
-            add_loss_chart(self.html, self.before, self.edited.loss)
+            add_loss_chart(self.html, self.before, self.edited.loss if self.edited is not None else [], said)
         if self.opts.write:
             return self._write(code)
         return code

@@ -41,22 +41,41 @@ def _ran(edited) -> str:
 
 
 def _ends(curve) -> str:
+    """The loss at the start and at the end, each the median of a window of steps: one step's loss
+    depends on its batch (a last batch of 4 samples), a window's median does not."""
     if not curve:
         return "no loss observed"
-    (s0, v0), (s1, v1) = curve[0], curve[-1]
-    return f"{v0:.4g} → {v1:.4g} (step {s0} → {s1})"
+    if len(curve) < 4:
+        (s0, v0), (s1, v1) = curve[0], curve[-1]
+        return f"{v0:.4g} → {v1:.4g} (step {s0} → {s1})"
+    n = min(8, len(curve) // 4)
+    first, last = curve[:n], curve[-n:]
+    return (f"{_median(first):.4g} → {_median(last):.4g} (medians of steps {first[0][0]}-{first[-1][0]} "
+            f"and {last[0][0]}-{last[-1][0]})")
 
 
-def add_loss_chart(path: str, before, after) -> None:
-    """Put the chart of both runs' loss into the HTML report `fix` wrote."""
+def _median(points) -> float:
+    values = sorted(v for _, v in points)
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+
+def add_loss_chart(path: str, before, after, edits: str = "") -> None:
+    """Put the edits with their verdicts (`edits`: the text `summary` printed) and the chart of both
+    runs' loss into the HTML report `fix` wrote."""
     from graddoctor.report.svg import line_chart_svg
 
     chart = line_chart_svg({"original": before, "edited": after}, label="loss per optimizer step")
-    if not chart:
+    if not chart and not edits.strip():
         return
     with open(path, encoding="utf-8") as handle:
         page = handle.read()
-    section = f'<section class="fixloss"><h2>{html_mod.escape("Loss before and after the edits")}</h2>{chart}</section>'
+    section = ""
+    if edits.strip():
+        section += (f'<section class="fixedits"><h2>The edits and what the re-run proved</h2>'
+                    f'<pre>{html_mod.escape(edits.strip())}</pre></section>')
+    if chart:
+        section += f'<section class="fixloss"><h2>{html_mod.escape("Loss before and after the edits")}</h2>{chart}</section>'
     at = page.rfind("</body>")
     page = page[:at] + section + page[at:] if at >= 0 else page + section
     with open(path, "w", encoding="utf-8") as handle:

@@ -126,9 +126,24 @@ def line_chart_svg(curves: dict[str, list[tuple[int, float]]], label: str, width
     for i, (name, curve) in enumerate(points.items()):
         colour = _LINE_COLOURS[i % len(_LINE_COLOURS)]
         safe = html.escape(_NOT_XML.sub("\ufffd", name))
-        if curve:
-            parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{" ".join(xy(s, v) for s, v in curve)}">'
+        for piece in _runs(curve):
+            parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{" ".join(xy(s, v) for s, v in piece)}">'
                          f'<title>{safe}</title></polyline>')
         parts.append(f'<text x="{left + 10 + 120 * i}" y="{height - 8}" font-size="11" fill="{colour}">{safe}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _runs(curve: list[tuple[int, float]]) -> list[list[tuple[int, float]]]:
+    """The curve cut where steps were not recorded (a run keeps its first and last steps and samples
+    between them): a straight line across such a gap would draw values nobody measured."""
+    if len(curve) < 3:
+        return [curve] if curve else []
+    gaps = sorted(b[0] - a[0] for a, b in zip(curve, curve[1:]))
+    usual = max(gaps[len(gaps) // 2], 1)
+    pieces = [[curve[0]]]
+    for before, point in zip(curve, curve[1:]):
+        if point[0] - before[0] > 3 * usual:
+            pieces.append([])
+        pieces[-1].append(point)
+    return pieces
