@@ -1,7 +1,13 @@
 """GD113: LoRA fine-tuning with frozen embeddings and reentrant checkpointing: the adapters never train."""
+import warnings
+
 import torch
 from torch import nn
 from torch.utils.checkpoint import checkpoint
+
+# Like many fine-tuning scripts, this one silences library warnings, torch's "None of the inputs have
+# requires_grad=True" among them: the adapters' missing gradients must be found without it.
+warnings.filterwarnings("ignore", category=UserWarning)
 
 
 class LoRALinear(nn.Module):
