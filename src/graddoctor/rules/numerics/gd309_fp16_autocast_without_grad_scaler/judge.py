@@ -71,9 +71,10 @@ class Fp16WithoutGradScaler(Observer):
         if self.fp16 or self.scaler or torch.compiler.is_compiling():
             return
         try:
-            # Read with tensor subclasses' own hooks off: a subclass that counts or traces its ops
-            # (quantisation, tracing libraries) must not see graddoctor's reads as the user's.
-            with torch._C.DisableTorchFunctionSubclass():
+            # Read with every torch-function handler off (a subclass's own, and deep mode's): a subclass
+            # that counts or traces its ops (quantisation, tracing libraries) must not see graddoctor's
+            # reads as the user's.
+            with torch._C.DisableTorchFunction():
                 device = next((a.device.type for a in args if isinstance(a, torch.Tensor)), None)
             for kind in ((device,) if device else ("cuda", "cpu")):
                 if torch.is_autocast_enabled(kind) and torch.get_autocast_dtype(kind) == torch.float16:
