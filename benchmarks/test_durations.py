@@ -39,7 +39,9 @@ def main() -> int:
     ran = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     seconds = time.perf_counter() - started
     load_after = os.getloadavg()[0]
-    tail = "\n".join(ran.stdout.strip().splitlines()[-3:])
+    lines = ran.stdout.strip().splitlines()
+    # the failures' names, not only the counts: a long run should not have to be repeated to learn them
+    tail = "\n".join([line for line in lines if line.startswith(("FAILED", "ERROR"))] + lines[-1:])
     counts = _counts(tail)
     minutes, secs = divmod(round(seconds), 60)
     row = (f"| {datetime.date.today()} | `make {'test-fast' if args.fast else 'test'}` | {commit} | "
