@@ -28,6 +28,9 @@ class Rule:
     # What the run must have measured for a finding of this code to be a warning or an error (runtime codes):
     # printed on the rule's page, and what the finding's `evidence` records. Weaker evidence gives info.
     evidence_needed: str = ""
+    # The static finding names the cause's definition (a softmax layer) and the runtime one measures
+    # the harm at the loss: when a run reports both, they are one finding at the static line.
+    one_with_static: bool = False
 
     @property
     def summary(self) -> str:

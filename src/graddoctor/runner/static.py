@@ -69,22 +69,25 @@ def static_findings(files: list[str], texts: dict[str, str] | None = None) -> li
     return found
 
 
-# Codes whose static finding points at the cause's definition (the softmax layer) and whose runtime finding
-# measures the harm at the same loss: one cause, so one finding, at the static line with the run's evidence.
-_ONE_PER_CAUSE = frozenset({"GD501"})
+def _one_per_cause() -> frozenset[str]:
+    """Codes whose static and runtime findings are one cause (`Rule.one_with_static`)."""
+    from graddoctor.rules import all_rules
+
+    return frozenset(rule.code for rule in all_rules() if rule.one_with_static)
 
 
 def merge_static(runtime: list[Finding], static: list[Finding], observers: list = ()) -> list[Finding]:
     """The run's findings with `static` merged in: each static finding the run does not already report at the
-    same place is added, marked as such; a runtime finding of `_ONE_PER_CAUSE` about the same loss line as a
+    same place is added, marked as such; a runtime finding of a code with `Rule.one_with_static` about the same loss line as a
     static one moves to the static line (the layer), its own line kept as a related one, and the static one goes.
 
     A static finding that an observer's measurement contradicts (`static_contradicted`: the run saw
     the model in eval mode at the line lint called an evaluation in training mode) is dropped."""
     static = list(static)
     merged: list[Finding] = []
+    one_per_cause = _one_per_cause() if static else frozenset()
     for finding in runtime:
-        twin = _static_twin(finding, static) if finding.code in _ONE_PER_CAUSE else None
+        twin = _static_twin(finding, static) if finding.code in one_per_cause else None
         if twin is None:
             merged.append(finding)
             continue

@@ -36,6 +36,7 @@ RULE = Rule(
     detected='RS',
     hint='Give the loss the raw logits: remove the softmax/sigmoid before it (the loss applies its own), or pair `log_softmax` with `NLLLoss` and `sigmoid` with `BCELoss`.',
     doc=__doc__,
+    one_with_static=True,
     evidence_needed=(
         'rows that are non-negative and sum to 1 given to `cross_entropy`; positive values given to '
         "`nll_loss`; for `binary_cross_entropy_with_logits`, a sigmoid/softmax in the input's graph "
