@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 import graddoctor
 
@@ -147,3 +148,24 @@ def test_an_earlier_sections_tensors_left_with_zeroed_gradients_are_silent():
     with graddoctor.watch() as w:
         runpy.run_path(str(Path(__file__).parent / "programs" / "tutorial_sections.py"), run_name="__main__")
     assert [f for f in w.report().findings if f.code == "GD111"] == [], str(w.report())
+
+
+def test_a_model_left_alive_by_earlier_work_is_not_judged_with_a_later_manual_loop():
+    # A notebook: the first cell trained a classifier and zeroed its gradients in place (kept, not None);
+    # a later cell watches a loop that trains other tensors by hand. The old model is alive and
+    # discovered, but no loss of this session reaches it: neither "always zero" nor "no gradient".
+    import runpy
+    from pathlib import Path
+
+    torch.manual_seed(0)
+    earlier = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
+    opt = torch.optim.SGD(earlier.parameters(), lr=0.1)
+    for _ in range(5):
+        opt.zero_grad(set_to_none=False)
+        F.cross_entropy(earlier(torch.randn(16, 8)), torch.randint(0, 2, (16,))).backward()
+        opt.step()
+    opt.zero_grad(set_to_none=False)
+    with graddoctor.watch() as w:
+        runpy.run_path(str(Path(__file__).parent / "programs" / "tutorial_sections.py"), run_name="__main__")
+    assert [f for f in w.report().findings if f.code in ("GD104", "GD111")] == [], str(w.report())
+    assert earlier[0].weight.grad is not None  # the old gradients are still there: the case is real

@@ -211,9 +211,15 @@ class ManualSteps:
         leaves: list[torch.Tensor] = []
         if isinstance(loss, torch.Tensor):
             leaves.extend(trace(loss).leaves)
+        # Only the models this loss uses: a model left alive from earlier work (a notebook's
+        # previous cell, an earlier section of the script) keeps its old gradients, and
+        # expecting its parameters would make the stand-in "hold" tensors no loop updates.
+        reached = {id(leaf) for leaf in leaves}
         for session in self._sessions():
             for model in session.models().values():
-                leaves.extend(model.parameters())
+                params = list(model.parameters())
+                if not reached or any(id(p) in reached for p in params):
+                    leaves.extend(params)
         for leaf in leaves:
             if id(leaf) not in seen and leaf.requires_grad:
                 seen.add(id(leaf))

@@ -52,8 +52,9 @@ def gradient_always_zero(stats) -> list[Finding]:
 
 
 def _left_behind(stats, pid: int, optimizer: int) -> bool:
-    """Whether the parameter belongs to an earlier phase: every loss that reaches it stopped before a later
-    loss of the same optimizer (a script's next section) ran on its own, without reaching it.
+    """Whether the parameter belongs to earlier work: no loss of its optimizer reaches it, or every loss
+    that reaches it stopped before a later loss of the same optimizer (a script's next section) ran on
+    its own, without reaching it.
 
     Its gradient then stays at whatever the earlier phase left (zeroed by hand at its last update): no
     backward writes it any more, so its zeros say nothing about the loss. Tutorial scripts with several
@@ -62,7 +63,9 @@ def _left_behind(stats, pid: int, optimizer: int) -> bool:
     series = [s for s in stats.loss_series.series.values() if s.optimizer == optimizer and s.graph.reaches]
     reaching = [s for s in series if pid in s.graph.reaches]
     if not reaching:
-        return False
+        # No loss of this optimizer reaches it: its gradient is what earlier work left (a model still
+        # alive from a notebook's previous cell), never written here, so "the loss reaches it" is unmeasured.
+        return bool(series)
     ended = max(s.last_step for s in reaching)
     return any(pid not in s.graph.reaches and s.first_step > ended and s.count >= MIN_STEPS for s in series)
 
