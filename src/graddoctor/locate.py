@@ -206,6 +206,45 @@ def user_frame(frame: FrameType | None = None) -> FrameType | None:
     return frame
 
 
+def frame_locals(frame: FrameType) -> dict:
+    """A copy of the frame's variables that leaves none of its tensors pinned.
+
+    Before Python 3.13, `f_locals` of a function frame is a snapshot dict that the frame keeps
+    until it returns or is read again: the loss, the logits or the batch read there would stay
+    alive after the user's own loop rebinds them (a whole batch of logits held into the next
+    forward). So the snapshot gives the tensor-holding entries back; the function's variables
+    themselves are untouched (every read rebuilds the snapshot from them). Module and class
+    frames are never edited: their `f_locals` is the namespace itself.
+    """
+    snapshot = frame.f_locals
+    values = dict(snapshot)
+    if sys.version_info < (3, 13) and frame.f_code.co_flags & _CO_OPTIMIZED and snapshot is not frame.f_globals:
+        for key, value in values.items():
+            if _holds_tensor(value):
+                snapshot.pop(key, None)
+    return values
+
+
+_CO_OPTIMIZED = 0x0001  # inspect.CO_OPTIMIZED: a function's frame, whose f_locals is a snapshot
+
+
+def _holds_tensor(value: object) -> bool:
+    """A tensor, or a tuple, list or dict (a batch, a model output, an LSTM's (h, c)) holding one."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return False
+    tensor = torch.Tensor
+    if isinstance(value, tensor):
+        return True
+    if isinstance(value, dict):
+        items = list(value.values())[:32]
+    elif isinstance(value, (tuple, list)):
+        items = value[:32]
+    else:
+        return False
+    return any(isinstance(item, tensor) for item in items)
+
+
 # (entry frame, where) pairs: events whose innermost user frame is `entry` are
 # placed by `where(start_frame)`, a Location with file None meaning "no better line".
 _redirects: list[tuple[FrameType, Callable[[FrameType], Location]]] = []

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from graddoctor.locate import Location, is_user_file
+from graddoctor.locate import Location, frame_locals, is_user_file
 
 _TAG = "graddoctor.carried"
 _MAX_NODES = 200_000
@@ -48,7 +48,7 @@ def tag_named_tensors(event_index: int, backward_where: Location, frames: int = 
             # grad_fn read with tensor subclasses' own hooks off: a subclass that counts its
             # ops must not count ours.
             with torch._C.DisableTorchFunctionSubclass():
-                for name, value in list(frame.f_locals.items()):
+                for name, value in frame_locals(frame).items():
                     _tag_value(name, value, holder, event_index, backward_where)
         frame = frame.f_back
 

@@ -8,7 +8,7 @@ import sys
 import torch
 from torch import nn
 
-from graddoctor.locate import is_user_file
+from graddoctor.locate import frame_locals, is_user_file
 
 _is_compiling = torch.compiler.is_compiling
 
@@ -97,7 +97,7 @@ def names_in_user_frames(wanted: set[int] | None, frames: int = 4) -> dict[int, 
     while frame is not None and seen < frames:
         if is_user_file(frame.f_code.co_filename):
             seen += 1
-            for key, value in list(frame.f_locals.items()):
+            for key, value in frame_locals(frame).items():
                 if key.startswith("_"):
                     continue
                 if isinstance(value, nn.Module):

@@ -23,7 +23,7 @@ import torch
 
 from graddoctor.finding import Finding
 from graddoctor.graph.phrases import related_at
-from graddoctor.locate import Location
+from graddoctor.locate import Location, frame_locals
 from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
 
@@ -167,11 +167,12 @@ def _variable_for(optimizer, where: Location) -> str | None:
         frame = frame.f_back
     if frame is None or optimizer is None:
         return None
-    for scope in (frame.f_locals, frame.f_globals):
+    variables = frame_locals(frame)
+    for scope in (variables, frame.f_globals):
         for key, value in scope.items():
             if value is optimizer and key.isidentifier():
                 return key
-    owner = frame.f_locals.get("self")
+    owner = variables.get("self")
     for key, value in vars(owner).items() if hasattr(owner, "__dict__") else ():
         if value is optimizer:
             return f"self.{key}"
