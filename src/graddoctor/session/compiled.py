@@ -23,10 +23,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import importlib.abc
 import os
+import sys
 
 import torch
 
+from graddoctor.internal import record_internal_error
 from graddoctor.session import instrumentation, mode_stack, torch_private
 
 # Set on a TorchFunctionMode class, or on the object a global module hook is a method of.
@@ -110,6 +113,58 @@ def install() -> None:
         _install_hook()
     else:
         instrumentation.attach(DEFERRED, _USER)
+        # `torch._dynamo.optimize(...)(train)` and `import torch._dynamo` reach dynamo without
+        # `torch.compile`: the hook goes in as soon as dynamo's import finishes.
+        if not any(isinstance(f, _AfterDynamoImport) for f in sys.meta_path):
+            sys.meta_path.insert(0, _AfterDynamoImport())
+
+
+class _AfterDynamoImport(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: it lets the other finders find `torch._dynamo` and runs `_install_hook`
+    once the whole package has run (its context class and skip lists are complete only then)."""
+
+    def find_spec(self, name, path, target=None):
+        if name != _DYNAMO_PACKAGE:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                spec.loader = _InstallingLoader(spec.loader)
+                return spec
+            if spec is not None:
+                return None
+        return None
+
+
+class _InstallingLoader(importlib.abc.Loader):
+    def __init__(self, loader) -> None:
+        self.loader = loader
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module) -> None:
+        self.loader.exec_module(module)
+        _remove_import_hook()
+        if instrumentation.active(DEFERRED):  # a session is still attached
+            try:
+                _install_hook()
+            except Exception:  # never let ours break the user's import
+                from graddoctor.session import dispatch  # imports this module: not at the top
+
+                record_internal_error(dispatch.active_sessions(), "hiding graddoctor from dynamo after its import")
+
+    def __getattr__(self, name):
+        return getattr(self.loader, name)
+
+
+_DYNAMO_PACKAGE = "torch._dynamo"
+
+
+def _remove_import_hook() -> None:
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _AfterDynamoImport)]
 
 
 def _compile_installing_hook(original):
@@ -166,6 +221,7 @@ def _own_paths() -> list[str]:
 
 
 def uninstall() -> None:
+    _remove_import_hook()
     try:
         instrumentation.detach(DEFERRED, _USER)
         instrumentation.detach(HOOKED, _USER)

@@ -36,7 +36,7 @@ from torch.overrides import TorchFunctionMode
 
 from graddoctor.finding import Finding
 from graddoctor.internal import record_internal_error
-from graddoctor.locate import Location, is_user_file
+from graddoctor.locate import Location, frame_locals, is_user_file
 from graddoctor.rules.loop.gd207_graph_kept_alive.lifetimes import LossLifetimes, Pile, follow
 from graddoctor.lossdata import patches as loss_patches
 from graddoctor.rules import make
@@ -70,6 +70,10 @@ class _Recorder(TorchFunctionMode):
         self.steps_at_open: dict[int, int] = {}  # optimizer id -> its steps when the window opened
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        if torch.compiler.is_compiling():
+            # pushed inside code dynamo traces (a loop compiled whole, the window opened by our
+            # step wrapper there): stay transparent, so the graph is the user's own
+            return func(*args, **(kwargs or {}))
         out = func(*args, **(kwargs or {}))
         if not torch.is_grad_enabled() or self.failed:
             return out
@@ -122,7 +126,7 @@ class _Recorder(TorchFunctionMode):
             if code is self.loop_code:
                 return (code.co_filename, frame.f_lineno)
             if inside_model and is_user_file(code.co_filename) and \
-                    isinstance(frame.f_locals.get("self"), torch.nn.Module):
+                    isinstance(frame_locals(frame).get("self"), torch.nn.Module):
                 return (code.co_filename, frame.f_lineno)
             if is_user_file(code.co_filename):
                 outer = (code.co_filename, frame.f_lineno)
