@@ -532,3 +532,23 @@ def test_dead_output_relu_is_dropped_from_the_forward(tmp_path):
     assert _after_finding(tmp_path, _DEAD_RELU, "GD505", 8) is None
     hidden = _DEAD_RELU.replace("return self.final(self.out(x))", "return self.out(self.final(x))")
     assert _after_finding(tmp_path, hidden, "GD505", 8, evidence={"first_constant": "final", "first_constant_line": 5}) is None
+
+
+def test_a_reentrant_checkpoint_is_told_not_to_reenter(tmp_path):
+    after = _after(tmp_path, """\
+        for block in self.blocks:
+            h = checkpoint(block, h, use_reentrant=True)
+        """, ("GD113", 2))
+    assert "h = checkpoint(block, h, use_reentrant=False)" in after
+    added = _after(tmp_path, """\
+        out = checkpoint_sequential(stages, 2, x)
+        """, ("GD113", 1))
+    assert "checkpoint_sequential(stages, 2, x, use_reentrant=False)" in added
+
+
+def test_hugging_face_checkpointing_gets_its_kwargs_unless_it_passes_some(tmp_path):
+    after = _after(tmp_path, "model.gradient_checkpointing_enable()\n", ("GD113", 1))
+    assert 'model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})' in after
+    # kwargs of its own (other settings, or built elsewhere): not rewritten by guess
+    assert _after(tmp_path, "model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=ckpt)\n", ("GD113", 1)) is None
+    assert _after(tmp_path, "h = checkpoint(block, h, **options)\n", ("GD113", 1)) is None

@@ -23,6 +23,7 @@ CASES = [
     ("gd106_new_head.py", "GD106", False),
     ("gd107_gru_state.py", "GD107", False),
     ("gd110_no_grad_loss.py", "GD110", True),
+    ("gd113_frozen_embedding_checkpoint.py", "GD113", False),
     ("gd201_regression.py", "GD201", True),
     ("gd202_regression.py", "GD202", True),
     ("gd203_regression.py", "GD203", True),
