@@ -101,14 +101,16 @@ class _WithOurHook:
         ctx.__dict__["enter_exit_hooks"] = value
 
 
-def install() -> None:
+def install(sessions: Callable[[], list] = list) -> None:
     """Hide graddoctor from compiled code until `uninstall()`.
 
     Importing dynamo costs seconds: when the user has not imported it yet, the hook goes in
-    at their first `torch.compile` call (`model.compile()` calls it too) instead.
+    at their first `torch.compile` call (`model.compile()` calls it too) instead. `sessions`
+    gives the attached sessions, which hear of our own failures.
     """
-    global calls
+    global calls, _sessions
     calls = 0
+    _sessions = sessions
     if torch_private.dynamo_imported():
         _install_hook()
     else:
@@ -152,15 +154,14 @@ class _InstallingLoader(importlib.abc.Loader):
             try:
                 _install_hook()
             except Exception:  # never let ours break the user's import
-                from graddoctor.session import dispatch  # imports this module: not at the top
-
-                record_internal_error(dispatch.active_sessions(), "hiding graddoctor from dynamo after its import")
+                record_internal_error(_sessions(), "hiding graddoctor from dynamo after its import")
 
     def __getattr__(self, name):
         return getattr(self.loader, name)
 
 
 _DYNAMO_PACKAGE = "torch._dynamo"
+_sessions: Callable[[], list] = list
 
 
 def _remove_import_hook() -> None:

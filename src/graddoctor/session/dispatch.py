@@ -69,7 +69,7 @@ def unregister(session) -> None:
 def _start() -> None:
     """With the first session: torch's global optimizer hooks, and graddoctor hidden from compiled code."""
     _register_step_hooks()
-    compiled.install()
+    compiled.install(active_sessions)
 
 
 def _stop() -> None:
