@@ -5,7 +5,8 @@ general shapes, not one pattern per rule: a loss made a dozen steps inside a hel
 a re-wrap of `.item()`s held by a name, a loop that trains through a helper, a plain
 class whose method computes the loss, a whole training step in one method, a
 `zero_grad()` on another module, a parameter reached as `model.attr`, an evaluation
-through a method under `no_grad`. Each firing program has a near miss of the same shape.
+through a method under `no_grad`; and two misses of the first blind set (a `.tolist()`
+re-wrapped inline as a leaf, outputs collected by a validation helper without `no_grad`). Each firing program has a near miss of the same shape.
 """
 
 from __future__ import annotations
@@ -252,6 +253,43 @@ def test_forward_under_no_grad():
     assert out.shape == (2, 4)
 """
 
+REINFORCE = """
+policy = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 2))
+opt = torch.optim.Adam(policy.parameters(), lr=1e-2)
+for episode in range(20):
+    log_probs = []
+    for obs in torch.randn(8, 4):
+        dist = torch.distributions.Categorical(logits=policy(obs))
+        log_probs.append(dist.log_prob(dist.sample()))
+    returns = torch.linspace(1.0, 0.1, 8)
+    lp = torch.stack(log_probs).tolist()
+    loss = -({weighted}).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+VALIDATE = """
+model = nn.Sequential(nn.Linear(5, 32), nn.ReLU(), nn.Linear(32, 1))
+opt = torch.optim.Adam(model.parameters(), lr=5e-3)
+
+{decorator}
+def {name}(model, X, y, bs=20):
+    {mode}
+    preds = []
+    for i in range(0, len(X), bs):
+        preds.append(model(X[i:i + bs]))
+    return ((torch.cat(preds) - y) ** 2).mean().item()
+
+for epoch in range(6):
+    for xb, yb in train_loader:
+        loss = F.mse_loss(model(xb), yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    print(epoch, {name}(model, X_va, y_va))
+"""
+
 FIRING = {
     "comparison-cut-a-dozen-steps-inside-a-helper-loss": (
         DICE.format(pred="(out.sigmoid() > 0.5).float()"), "GD102", "binary = "),
@@ -269,6 +307,10 @@ FIRING = {
     "instance-parameter-renormalised-outside-no-grad": (
         PROTOTYPES.format(frozen="", renorm=RENORM), "GD109", "model.prototypes.div_"),
     "validation-method-under-no-grad-never-in-eval": (LIT.format(eval=""), "GD211", "scores = "),
+    "tolist-rewrapped-inline-as-a-leaf-that-no-optimizer-holds": (
+        REINFORCE.format(weighted="torch.tensor(lp, requires_grad=True) * returns"), "GD101", "lp = "),
+    "validation-helper-collects-outputs-without-no-grad": (
+        VALIDATE.format(decorator="", name="validate", mode="model.eval()"), "GD207", "preds.append("),
 }
 
 NEAR_MISSES = {
@@ -288,6 +330,26 @@ NEAR_MISSES = {
     "validation-method-after-eval": LIT.format(eval="    net.eval()"),
     "bootstrap-target-from-the-same-model-under-no-grad": BOOTSTRAP,
     "test-runs-a-model-under-no-grad-without-training": TEST_ONLY,
+    "inline-leaf-weights-times-log-probs-with-graph": REINFORCE.format(
+        weighted="torch.tensor(returns.tolist(), requires_grad=True) * torch.stack(log_probs)"),
+    "validation-helper-under-no-grad": VALIDATE.format(
+        decorator="@torch.no_grad()", name="validate", mode="model.eval()"),
+    "chunked-forward-helper-whose-outputs-are-trained": """
+        model = nn.Sequential(nn.Linear(5, 32), nn.ReLU(), nn.Linear(32, 1))
+        opt = torch.optim.Adam(model.parameters(), lr=5e-3)
+
+        def forward_chunks(model, X, bs=20):
+            outs = []
+            for i in range(0, len(X), bs):
+                outs.append(model(X[i:i + bs]))
+            return torch.cat(outs)
+
+        for xb, yb in train_loader:
+            loss = F.mse_loss(forward_chunks(model, xb), yb)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
 }
 
 

@@ -95,7 +95,8 @@ def check(a: FileAnalysis, r: Reporter) -> None:
     for node, key, value, ctx in candidates:
         loop = ctx.loops[-1]
         trains = id(loop) in loop_backward
-        if not trains and not _DATA_ITER.search(a.segment(getattr(loop, "iter", loop))):
+        if not trains and not _DATA_ITER.search(a.segment(getattr(loop, "iter", loop))) \
+                and not _evaluation_function(a, ctx.unit):
             continue  # summing per-head losses in a small loop is how losses are built, not a leak
         if not _carried_over(ctx, key, loop, node):
             continue
@@ -107,6 +108,24 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         if key in reach:
             continue
         _report(r, a, node, key, value, ctx, trains)
+
+
+_EVAL_FUNCTION = re.compile(r"^(?:eval|evaluate|evaluation|validate|validation|valid|val)(?:_|$)", re.I)
+
+
+def _evaluation_function(a: FileAnalysis, unit) -> bool:
+    """A function that evaluates: it runs no backward, and puts a model in eval mode or is named so.
+
+    Its loop over batches (`for i in range(0, len(X), bs)`) keeps every batch's graph in what it collects.
+    """
+    node = unit.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    if any(ctx.unit is unit for _, _, ctx in backward_calls(a)):
+        return False
+    return bool(_EVAL_FUNCTION.match(node.name)) or any(
+        type(c) is ast.Call and type(c.func) is ast.Attribute and c.func.attr == "eval" and not c.args
+        for c in ast.walk(node))
 
 
 def _loops_training_through_helpers(a: FileAnalysis) -> list[ast.stmt]:
