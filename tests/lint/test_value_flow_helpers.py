@@ -6,7 +6,8 @@ a re-wrap of `.item()`s held by a name, a loop that trains through a helper, a p
 class whose method computes the loss, a whole training step in one method, a
 `zero_grad()` on another module, a parameter reached as `model.attr`, an evaluation
 through a method under `no_grad`; and two misses of the first blind set (a `.tolist()`
-re-wrapped inline as a leaf, outputs collected by a validation helper without `no_grad`). Each firing program has a near miss of the same shape.
+re-wrapped inline as a leaf, outputs collected by a validation helper without `no_grad`).
+Each firing program has a near miss of the same shape.
 """
 
 from __future__ import annotations
