@@ -2,7 +2,7 @@
 
 Usage (from the repository root):
 
-    PYTHONPATH=src python benchmarks/blind/measure.py [--jobs N] [--only SUBSTR] [--keep DIR] [--fix]
+    PYTHONPATH=src python benchmarks/blind/measure.py [--jobs N] [--only SUBSTR] [--keep DIR] [--fix] [--set DIR]
 
 `MANIFEST.json` names, for every program in `programs/`, the code an expert
 would give (`expect`), the 1-based line SPEC section 4 says the finding should
@@ -60,11 +60,11 @@ class Result:
     edit: str = ""  # with --fix: "edit" / "no edit" / "not found" / "failed: ..."
 
 
-def load_manifest() -> list[Entry]:
-    data = json.loads((HERE / "MANIFEST.json").read_text())
+def load_manifest(folder: Path = HERE) -> list[Entry]:
+    data = json.loads((folder / "MANIFEST.json").read_text())
     return [
         Entry(
-            path=HERE / item["program"],
+            path=folder / item["program"],
             expect=tuple(item.get("expect", ())),
             lines=frozenset([item["line"], *item.get("alt_lines", ())]) if item.get("expect") else frozenset(),
             static=bool(item.get("static")),
@@ -179,9 +179,12 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep the JSON reports in this folder")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per graddoctor call")
     parser.add_argument("--fix", action="store_true", help="also run `graddoctor fix` on the buggy programs")
+    parser.add_argument("--set", type=Path, default=HERE,
+                        help="folder of the set to measure (its MANIFEST.json and programs/); "
+                             "benchmarks/blind2 holds the second blind set")
     args = parser.parse_args()
 
-    entries = [e for e in load_manifest() if args.only in e.name]
+    entries = [e for e in load_manifest(args.set.resolve()) if args.only in e.name]
     keep = args.keep.resolve() if args.keep else Path(tempfile.mkdtemp(prefix="blind-"))
     keep.mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:

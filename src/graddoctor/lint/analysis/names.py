@@ -92,6 +92,9 @@ class Names:
         self.kind: dict[str, str] = {}  # dotted -> optimizer | scheduler | scaler | module | loss | accelerator
         self.cls: dict[str, str] = {}  # dotted -> constructor name (scheduler class, loss class)
         self.call: dict[str, ast.Call] = {}
+        # dotted -> `Name(...)` call it was last assigned from, whatever its kind: instances of the
+        # file's own plain classes (`diffusion = Diffusion(model)`), whose methods value flow follows
+        self.constructed: dict[str, ast.Call] = {}
         self._opt_cache: dict[str, bool] = {}  # filled only once learning is over (checks run after the walk)
 
     def learn(self, target: ast.expr, value: ast.expr) -> None:
@@ -110,6 +113,8 @@ class Names:
                     if other in self.cls:
                         self.cls[key] = self.cls[other]
             return
+        if type(value.func) is ast.Name and value.func.id[:1].isupper():
+            self.constructed[key] = value
         kind = self.classify_call(value)
         if kind:
             self.kind[key] = kind

@@ -35,7 +35,7 @@ def local_callee(a: FileAnalysis, call: ast.Call, unit: Unit) -> ast.AST | None:
 def instance_class(a: FileAnalysis, node: ast.expr):
     """The class of this file that `node` (`model`, `self.trainer`) was built from, if we can tell."""
     key = dotted(node)
-    ctor = a.names.call.get(key) if key else None
+    ctor = (a.names.call.get(key) or a.names.constructed.get(key)) if key else None
     return a.classes.get(call_name(ctor)) if isinstance(ctor, ast.Call) else None
 
 

@@ -70,6 +70,9 @@ def may_run_model(a: FileAnalysis, call: ast.Call) -> bool:
     tokens = [t.lower() for t in _TOKEN.findall(text.rsplit(".", 1)[-1])]
     return any(t in _MODEL_TOKENS or t.endswith(_MODEL_SUFFIXES) for t in tokens)
 _MAX = 12
+# casts and shape changes with arguments: the same values, the same history
+_RESHAPES = frozenset(
+    "to type type_as view reshape flatten permute transpose view_as reshape_as expand expand_as".split())
 # Same tensor lineage with arguments (a dim, an exponent, bounds): `out.softmax(1)`,
 # `torch.sigmoid(out)`. The value-cuts (argmax, round, integer casts) are stepped
 # through too, so that what they cut can be followed to the model: the checks look
@@ -155,7 +158,7 @@ def step_into(
         func = expr.func
         if isinstance(func, ast.Attribute) and func.attr in NEUTRAL_METHODS and not expr.args:
             return func.value, line, unit
-        if isinstance(func, ast.Attribute) and func.attr in ("to", "type", "type_as", "view", "reshape"):
+        if isinstance(func, ast.Attribute) and func.attr in _RESHAPES:
             return func.value, line, unit  # a cast to an integer type is a cut: the checks see it before this step
         if isinstance(func, ast.Attribute) and func.attr in _LINEAGE:
             owner = dotted(func.value)
@@ -382,7 +385,14 @@ def _position(stmt: ast.Assign, key: str) -> int | None:
     return None
 
 
-def chain(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, limit: int = _MAX) -> Iterator[tuple[ast.expr, int, Unit]]:
+# A loss made in a helper (`dice_loss(pred_mask, masks)`) is a dozen arithmetic steps from
+# what the call site passed: the chain must be long enough to come back out of it.
+_CHAIN = 24
+
+
+def chain(
+    a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, limit: int = _CHAIN
+) -> Iterator[tuple[ast.expr, int, Unit]]:
     """`expr`, then what it was made from, step by step (into helpers), with the unit each step is in."""
     for _ in range(limit):
         yield expr, line, unit
@@ -445,3 +455,36 @@ def names_in(expr: ast.AST) -> set[str]:
             if key:
                 found.add(key)
     return found
+
+
+def names_reaching_backward(a: FileAnalysis) -> set[str]:
+    """Names whose values flow into some backward() in this file (they are meant to carry a graph); cached."""
+    cached = a.__dict__.get("_reaching_backward")
+    if cached is not None:
+        return cached
+    reach: set[str] = set()
+    frontier = [names_in(recv) for _, recv, _ in backward_calls(a)]
+    bindings: dict[str, list] = {}
+    for unit in a.units:
+        for key, bs in unit.bindings.items():
+            bindings.setdefault(key, []).extend(bs)
+    appends: dict[str, list[ast.expr]] = {}
+    for call, _ in a.calls:
+        if call_name(call) in ("append", "extend", "insert") and isinstance(call.func, ast.Attribute) and call.args:
+            key = dotted(call.func.value)
+            if key:
+                appends.setdefault(key, []).append(call.args[-1])
+    for aug, _ in a.augassigns:
+        key = dotted(aug.target)
+        if key:
+            appends.setdefault(key, []).append(aug.value)
+    while frontier:
+        batch = frontier.pop()
+        for key in batch - reach:
+            reach.add(key)
+            for b in bindings.get(key, ()):
+                frontier.append(names_in(b.value))
+            for v in appends.get(key, ()):
+                frontier.append(names_in(v))
+    a._reaching_backward = reach  # type: ignore[attr-defined]
+    return reach

@@ -57,13 +57,45 @@ def _rewrapped_inside(a: FileAnalysis, unit, expr: ast.expr, line: int) -> ast.C
     """
     if type(expr) not in (ast.BinOp, ast.UnaryOp, ast.Call):
         return None
-    inner = [c for c in ast.walk(expr) if type(c) is ast.Call and c is not expr and call_name(c) in REWRAPS and c.args]
-    if not inner or not without_graph(a, unit, expr, line):
+    inner = [(c, line, unit) for c in ast.walk(expr)
+             if type(c) is ast.Call and c is not expr and call_name(c) in REWRAPS and c.args]
+    # `advantage = returns - values` where `values = torch.tensor(values)` was filled with
+    # `.item()`s: the re-wrap is a name's value, not written inside the expression
+    inner += [found for name in ast.walk(expr) if type(name) is ast.Name
+              for found in [_rewrap_behind(a, unit, name, line)] if found is not None]
+    if not inner or not _graphless(a, unit, expr, line):
         return None
-    for call in inner:
-        conv = numbers_in(a, unit, call.args[0], line, carries_graph)
+    for call, at, where in inner:
+        conv = numbers_in(a, where, call.args[0], at, carries_graph)
         if conv is not None:
             return conv
+    return None
+
+
+def _graphless(a: FileAnalysis, unit, expr: ast.expr, line: int) -> bool:
+    """`without_graph`, where a re-wrap written inline with `requires_grad=True` also counts as no graph:
+    `-(torch.tensor(lp, requires_grad=True) * returns).sum()` makes a temporary leaf that no optimizer
+    holds, so the gradient it receives is thrown away. A named leaf (`temperature = torch.tensor(t0,
+    requires_grad=True)`, then handed to an optimizer) is not judged here.
+    """
+    kind = type(expr)
+    if kind is ast.Call and call_name(expr) in REWRAPS and expr.args:
+        return True
+    if kind is ast.BinOp:
+        return _graphless(a, unit, expr.left, line) and _graphless(a, unit, expr.right, line)
+    if kind is ast.UnaryOp:
+        return _graphless(a, unit, expr.operand, line)
+    if kind is ast.Call and type(expr.func) is ast.Attribute and type(expr.func.value) is not ast.Name:
+        return _graphless(a, unit, expr.func.value, line) and all(
+            without_graph(a, unit, x, line) for x in expr.args)  # `(...).sum()`, `(...).mean(0)`
+    return without_graph(a, unit, expr, line)
+
+
+def _rewrap_behind(a: FileAnalysis, unit, name: ast.Name, line: int):
+    """The `torch.tensor(numbers)` call a name's value goes back to through neutral steps, if any."""
+    for expr, at, where in chain(a, unit, name, line, 6):
+        if type(expr) is ast.Call and call_name(expr) in REWRAPS and expr.args:
+            return expr, at, where
     return None
 
 

@@ -80,26 +80,52 @@ def check(a: FileAnalysis, r: Reporter) -> None:
 
 
 def _every_side_cut(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: ast.expr, line: int, unit) -> bool:
-    """`loss_fn(p1, z2) + loss_fn(p2, z1)` where each term is cut (or plain data): the sum has no graph either."""
+    """`loss_fn(p1, z2) + loss_fn(p2, z1)` where each term is cut (or plain data): the sum has no graph either.
+
+    Followed into nested arithmetic (`overlap / (p.sum(1) + t.sum(1) + 1)` inside a Dice helper,
+    where both sides come from the same thresholded prediction).
+    """
     if type(expr) is not ast.BinOp:
         return False
+    status, cut = _sides(a, unit, expr, line, 0)
+    if status != "cut":
+        return False
+    _report(r, backward, cut[0], cut[2])
+    return True
+
+
+_SIDE_DEPTH = 3
+
+
+def _sides(a: FileAnalysis, unit, expr: ast.BinOp, line: int, depth: int):
+    """("cut", first cut) when every operand is cut or plain data and one is cut; ("data", None) when all
+    are data; ("open", None) when some operand may carry the graph."""
     first = None
     for side in (expr.left, expr.right):
-        cut = None
-        past_loss = False
-        for sub, sub_line, sub_unit in chain(a, unit, side, line):
-            cut = cut_reason(a, sub_unit, sub, sub_line, past_loss)
-            past_loss = past_loss or (isinstance(sub, ast.Call) and is_loss_call(a, sub))
-            if cut is not None:
-                break
-        if cut is not None and carries_graph(a, sub_unit, cut[1], sub_line - 1):
-            first = first or cut
-        elif not surely_data(a, unit, side, line):
-            return False
-    if first is None:
-        return False
-    _report(r, backward, first[0], first[2])
-    return True
+        status, cut = _side(a, unit, side, line, depth)
+        if status == "open":
+            return "open", None
+        first = first or cut
+    return ("cut", first) if first is not None else ("data", None)
+
+
+def _side(a: FileAnalysis, unit, side: ast.expr, line: int, depth: int):
+    if surely_data(a, unit, side, line):
+        return "data", None
+    past_loss = False
+    last = None
+    for sub, sub_line, sub_unit in chain(a, unit, side, line):
+        last = (sub, sub_line, sub_unit)
+        cut = cut_reason(a, sub_unit, sub, sub_line, past_loss)
+        past_loss = past_loss or (isinstance(sub, ast.Call) and is_loss_call(a, sub))
+        if cut is not None:
+            return ("cut", cut) if carries_graph(a, sub_unit, cut[1], sub_line - 1) else ("open", None)
+    sub, sub_line, sub_unit = last
+    if sub is not side and surely_data(a, sub_unit, sub, sub_line):
+        return "data", None
+    if type(sub) is ast.BinOp and depth < _SIDE_DEPTH:
+        return _sides(a, sub_unit, sub, sub_line, depth + 1)
+    return "open", None
 
 
 def _report(r: Reporter, backward: ast.Call, node: ast.AST, why: str, extra: list | None = None) -> None:

@@ -6,6 +6,7 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted, keyword
+from graddoctor.lint.analysis.returns import instance_class
 from graddoctor.rules.graph.gd105_unregistered_parameter.check import FACTORIES
 from graddoctor.lint.reporter import Reporter
 
@@ -79,11 +80,32 @@ def _leaves(a: FileAnalysis) -> dict[int, set[str]]:
             known = out.get(id(ctx.unit), set())
             if loop.iter.elts and all(dotted(e) in known for e in loop.iter.elts):
                 out.setdefault(id(ctx.unit), set()).add(loop.target.id)
+    _instance_leaves(a, out, class_leaves)
     frozen = _frozen(a) if "requires_grad" in a.source else set()
     if frozen:
         for names in out.values():
             names -= frozen
     return out
+
+
+def _instance_leaves(a: FileAnalysis, out: dict[int, set[str]], class_leaves: dict[str, set[str]]) -> None:
+    """`model.prototypes` where `model = ProtoNet()` and ProtoNet sets `self.prototypes = nn.Parameter(...)`.
+
+    Added for the units that use the instance, unless the class itself freezes that attribute.
+    """
+    if not class_leaves:
+        return
+    frozen = _frozen(a) if "requires_grad" in a.source else set()
+    for call, ctx in a.calls:
+        func = call.func
+        if type(func) is not ast.Attribute or type(func.value) is not ast.Attribute:
+            continue
+        owner = func.value.value
+        plain = type(owner) in (ast.Name, ast.Attribute) and dotted(owner) != "self"
+        info = instance_class(a, owner) if plain else None
+        attr = f"self.{func.value.attr}"
+        if info is not None and attr in class_leaves.get(info.name, ()) and attr not in frozen:
+            out.setdefault(id(ctx.unit), set()).add(dotted(func.value))
 
 
 def check(a: FileAnalysis, r: Reporter) -> None:

@@ -8,7 +8,7 @@ from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import Binding, FileAnalysis, GradOff, Unit, calls_in
 from graddoctor.lint.analysis.names import dotted
 from graddoctor.lint.analysis.returns import local_callee, returned, returned_value, unpacked_index
-from graddoctor.lint.analysis.values import backward_calls, chain, may_run_model
+from graddoctor.lint.analysis.values import backward_calls, chain, may_run_model, surely_data
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD110"
@@ -45,9 +45,18 @@ def _grad_off_inputs(a: FileAnalysis, unit: Unit, loss: Binding) -> list[tuple[B
             off.append((b, helper[0]))
         elif type(b.value) is ast.Call and (made := _returned_under_grad_off(a, b.value, unit)) is not None:
             off.append((b, made))  # `logits = self.forward_pass(x)`, which returns `self.model(x)` inside no_grad
-        elif any(not (isinstance(c.func, ast.Attribute) and c.func.attr in _DATA_METHODS) for c in calls_in(b.value)):
+        elif any(not (isinstance(c.func, ast.Attribute) and c.func.attr in _DATA_METHODS) for c in calls_in(b.value)) \
+                and not _new_data(a, unit, b):  # `noise = torch.randn_like(x0)` is data
             return None
     return off or None
+
+
+def _new_data(a: FileAnalysis, unit: Unit, b: Binding) -> bool:
+    """A value without history that is no trainable leaf either (`torch.randn_like(x)`, not
+    `torch.tensor(t0, requires_grad=True)`, which an optimizer may fit on no_grad features)."""
+    if any(k.arg == "requires_grad" for c in calls_in(b.value) for k in c.keywords):
+        return False
+    return surely_data(a, unit, b.value, b.line)
 
 
 def _returned_under_grad_off(a: FileAnalysis, call: ast.Call, unit: Unit) -> GradOff | None:
@@ -57,23 +66,27 @@ def _returned_under_grad_off(a: FileAnalysis, call: ast.Call, unit: Unit) -> Gra
     rets = returned(a, function) if inner is not None else []
     if not rets:
         return None
-    ctx_of = a.__dict__.get("_ctx_of_call")
-    if ctx_of is None:
-        ctx_of = a._ctx_of_call = {id(c): ctx for c, ctx in a.calls}  # type: ignore[attr-defined]
     found = None
     for ret in rets:
         value = ret.value
         if type(value) is ast.Name:
             b = a.binding_before(inner, value.id, ret.lineno)
             off = b.ctx.grad_off if b is not None and isinstance(b.stmt, (ast.Assign, ast.AnnAssign)) else None
-        elif type(value) is ast.Call and id(value) in ctx_of:
-            off = ctx_of[id(value)].grad_off
+        elif type(value) is ast.Call and _ctx_of(a, value) is not None:
+            off = _ctx_of(a, value).grad_off
         else:
             off = None
         if off is None:
             return None
         found = found or off
     return found
+
+
+def _ctx_of(a: FileAnalysis, call: ast.Call):
+    ctx_of = a.__dict__.get("_ctx_of_call")
+    if ctx_of is None:
+        ctx_of = a._ctx_of_call = {id(c): ctx for c, ctx in a.calls}  # type: ignore[attr-defined]
+    return ctx_of.get(id(call))
 
 
 def _calls_under_grad_off(a: FileAnalysis) -> bool:
@@ -163,11 +176,20 @@ def _returned_without_graph(a: FileAnalysis, r: Reporter, unit: Unit, loss: Bind
     if index == -1:
         return False
     found = returned_value(a, loss.value, unit, index)
-    if found is None or type(found[0]) is not ast.Name:
+    if found is None:
         return False
     value, line, inner = found
-    made = a.binding_before(inner, value.id, line)
-    if made is None or not isinstance(made.stmt, (ast.Assign, ast.AnnAssign)) or made.line > line:
+    if type(value) is ast.Name:
+        made = a.binding_before(inner, value.id, line)
+    elif type(value) is ast.Call and not isinstance(value.func, ast.Lambda):
+        # `return F.mse_loss(predicted, noise)`: the return statement stands for the assignment
+        ret = next((r for r in returned(a, inner.node) if r.value is value), None) if inner is not None else None
+        made = Binding("<return>", value, ret, _ctx_of(a, value)) if ret is not None else None
+        if made is None or made.ctx is None or made.ctx.unit is not inner:
+            return False
+    else:
+        return False
+    if made is None or not isinstance(made.stmt, (ast.Assign, ast.AnnAssign, ast.Return)) or made.line > line:
         return False
     helper = f"`{r.segment(loss.value.func)}()` (line {loss.line})"
     if made.ctx.grad_off is not None:

@@ -36,7 +36,7 @@ True
 step, such as a numeric comparison of two models, not a training loop.
 
 ## Known problems
-`lint` stays silent when another optimizer's `zero_grad()` runs in the same iteration and it cannot show that the two optimizers hold different parameters (two optimizers from Lightning's `self.optimizers()` over one layer: clearing one clears both). Optimizers the file builds from different sources (`G.parameters()` and `D.parameters()`) are still judged apart.
+`lint` stays silent when another optimizer's `zero_grad()` runs in the same iteration and it cannot show that the two optimizers hold different parameters (two optimizers from Lightning's `self.optimizers()` over one layer: clearing one clears both). Optimizers the file builds from different sources (`G.parameters()` and `D.parameters()`) are still judged apart. A model-level `X.zero_grad()` counts as clearing an optimizer unless that optimizer is built once from `Y.parameters()` and `X` and `Y` are different modules, each built in the file without the other: `teacher.zero_grad()` does not clear a student's optimizer, `pair.zero_grad()` on a module built from both does.
 """
 
 from graddoctor.finding import Severity

@@ -6,6 +6,7 @@ import ast
 
 from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import FileAnalysis
+from graddoctor.lint.analysis.names import dotted
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD201"
@@ -46,6 +47,42 @@ def _disjoint(a: FileAnalysis, one: str | None, other: str | None) -> bool:
     return mine is not None and theirs is not None and mine != theirs
 
 
+def _cleared_module(event) -> str | None:
+    """`teacher.zero_grad()`: the name of the module whose gradients a model-level clear empties."""
+    func = getattr(event.node, "func", None)
+    if type(func) is not ast.Attribute or func.attr != "zero_grad":
+        return None
+    return dotted(func.value)
+
+
+def _built_modules(a: FileAnalysis, key: str) -> list[ast.Call] | None:
+    """Every construction of `key` in the file, when each is a module built there (`Net(...)`), else None."""
+    calls = [b.value for unit in a.units for b in unit.bindings.get(key, ())]
+    if not calls or any(type(c) is not ast.Call or a.names.classify_call(c) != "module" for c in calls):
+        return None
+    return calls
+
+
+def _other_module(a: FileAnalysis, model: str, optimizer: str) -> bool:
+    """Whether `model.zero_grad()` surely clears none of `optimizer`'s parameters.
+
+    Only when the optimizer is built once from `other.parameters()`, and `model` and `other` are
+    two different modules each built in this file without the other (a wrapper built from both,
+    `Pair(student, teacher)`, owns both).
+    """
+    source = _built_from(a, optimizer)
+    if source is None or not source.endswith(".parameters()"):
+        return False
+    other = source[: -len(".parameters()")]
+    if other == model or other.startswith(model + ".") or model.startswith(other + "."):
+        return False
+    mine, theirs = _built_modules(a, model), _built_modules(a, other)
+    if mine is None or theirs is None:
+        return False
+    mentions = {dotted(n) for c in mine + theirs for n in ast.walk(c) if type(n) in (ast.Name, ast.Attribute)}
+    return model not in mentions and other not in mentions
+
+
 def check(a: FileAnalysis, r: Reporter) -> None:
     for it in iterations(a):
         if it.kind != "loop" and getattr(it.node, "name", "") != "training_step":
@@ -56,10 +93,11 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         if any(e.kind == "opaque" for e in it.events):
             continue  # a helper we cannot see gets the optimizer: it may clear gradients
         clears = it.of("zero_grad")
-        if any(e.model_zero or e.target is None for e in clears):
-            continue
+        models = [_cleared_module(e) for e in clears if e.model_zero]
+        if any(m is None for m in models) or any(e.target is None and not e.model_zero for e in clears):
+            continue  # `p.grad.zero_()`, `self.zero_grad()`: what they clear is not known
         stepped = {e.target for e in steps}
-        cleared = {e.target for e in clears}
+        cleared = {e.target for e in clears if not e.model_zero}
         if not cleared <= stepped:
             continue  # `opt.zero_grad()` on a name we cannot match (a loop variable, an alias): it may be this one
         for step in steps:
@@ -67,12 +105,16 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 continue
             if any(not _disjoint(a, step.target, other) for other in cleared):
                 continue  # `opt_b.zero_grad()` clears what `opt_a` steps when both hold the same parameters
+            if any(not _other_module(a, model, step.target) for model in models):
+                continue  # `model.zero_grad()` clears the optimizer's gradients unless it surely owns none of them
             backward = it.of("backward")[0]
             r.add(
                 CODE,
                 f"`{step.target}` steps on line {step.line} in this loop, but its gradients are never cleared "
                 "between steps, so each step applies the sum of all gradients so far.",
                 step.node,
-                related=[r.related(backward.line, "gradients accumulate here on every iteration")],
+                related=[r.related(backward.line, "gradients accumulate here on every iteration")] + [
+                    r.related(e.line, f"`{_cleared_module(e)}.zero_grad()` clears another module's gradients")
+                    for e in clears if e.model_zero],
                 hint=f"Call `{step.target}.zero_grad()` once per step, e.g. right after `{step.target}.step()`.",
             )

@@ -29,7 +29,8 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             if prev is not None and prev.kind == "step":
                 where, other = "after the optimizer step", prev
                 note = "the step already used the unclipped gradients here"
-            elif prev is None and nxt is not None and nxt.kind == "backward" and it.kind == "loop":
+            elif prev is None and nxt is not None and nxt.kind == "backward" and (
+                    it.kind == "loop" or _whole_step(events, i, c, nxt)):
                 where, other = "before backward", nxt
                 note = "the gradients that the step uses are computed here, after the clip"
             else:
@@ -42,3 +43,15 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 related=[r.related(other.line, note)],
                 hint="Clip between `loss.backward()` and `optimizer.step()`.",
             )
+
+
+def _whole_step(events, i: int, clip, backward) -> bool:
+    """A function that runs a whole training step (`zero_grad`, clip, `backward`, `step`): its clip
+    sees only the cleared gradients, whatever calls it.
+
+    A function that only clips and calls backward may be one micro-batch of an accumulation
+    whose earlier gradients are meant to be clipped: not judged.
+    """
+    cleared = any(e.kind == "zero_grad" and not exclusive(e, clip) for e in events[:i])
+    after = events[events.index(backward) + 1:]
+    return cleared and any(e.kind == "step" and not exclusive(e, backward) for e in after)

@@ -8,43 +8,16 @@ import re
 from graddoctor.lint.analysis.model import Ctx, FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
 from graddoctor.lint.analysis.numbers import gives_number, is_number
-from graddoctor.lint.analysis.returns import returned_value, unpacked_index
-from graddoctor.lint.analysis.values import backward_calls, is_loss_call, is_model_call, names_in
+from graddoctor.lint.analysis.returns import local_callee, returned_value, unpacked_index
+from graddoctor.lint.analysis.values import (
+    backward_calls, is_loss_call, is_model_call, names_in, names_reaching_backward,
+)
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD207"
 _DATA_ITER = re.compile(r"loader|data|batch|dataset|tqdm|epoch_iterator", re.I)
 _LOGGING = frozenset({"print", "log", "info", "debug", "warning", "add_scalar", "add_scalars", "log_metrics", "write", "format", "set_postfix", "set_description", "log_dict"})
 _SAFE_WRAPS = frozenset({"item", "detach", "tolist", "numpy", "cpu_detach", "float", "int"})
-
-
-def _reaches_backward(a: FileAnalysis) -> set[str]:
-    """Names whose values flow into some backward() in this file (they are meant to carry a graph)."""
-    reach: set[str] = set()
-    frontier = [names_in(recv) for _, recv, _ in backward_calls(a)]
-    bindings: dict[str, list] = {}
-    for unit in a.units:
-        for key, bs in unit.bindings.items():
-            bindings.setdefault(key, []).extend(bs)
-    appends: dict[str, list[ast.expr]] = {}
-    for call, _ in a.calls:
-        if call_name(call) in ("append", "extend", "insert") and isinstance(call.func, ast.Attribute) and call.args:
-            key = dotted(call.func.value)
-            if key:
-                appends.setdefault(key, []).append(call.args[-1])
-    for aug, _ in a.augassigns:
-        key = dotted(aug.target)
-        if key:
-            appends.setdefault(key, []).append(aug.value)
-    while frontier:
-        batch = frontier.pop()
-        for key in batch - reach:
-            reach.add(key)
-            for b in bindings.get(key, ()):
-                frontier.append(names_in(b.value))
-            for v in appends.get(key, ()):
-                frontier.append(names_in(v))
-    return reach
 
 
 def _graph_value(a: FileAnalysis, expr: ast.expr, ctx: Ctx, loop: ast.stmt, receivers: set[str]) -> str | None:
@@ -100,6 +73,8 @@ def check(a: FileAnalysis, r: Reporter) -> None:
     for call, recv, ctx in backward_calls(a):
         for loop in ctx.loops:
             loop_backward.setdefault(id(loop), set()).update(names_in(recv))
+    for loop in _loops_training_through_helpers(a):
+        loop_backward.setdefault(id(loop), set())
     candidates: list[tuple[ast.AST, str, ast.expr, Ctx]] = []
     for aug, ctx in a.augassigns:
         if ctx.loops and isinstance(aug.op, ast.Add) and ctx.grad_off is None:
@@ -120,7 +95,8 @@ def check(a: FileAnalysis, r: Reporter) -> None:
     for node, key, value, ctx in candidates:
         loop = ctx.loops[-1]
         trains = id(loop) in loop_backward
-        if not trains and not _DATA_ITER.search(a.segment(getattr(loop, "iter", loop))):
+        if not trains and not _DATA_ITER.search(a.segment(getattr(loop, "iter", loop))) \
+                and not _evaluation_function(a, ctx.unit):
             continue  # summing per-head losses in a small loop is how losses are built, not a leak
         if not _carried_over(ctx, key, loop, node):
             continue
@@ -128,10 +104,46 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         if kind is None:
             continue
         if reach is None:
-            reach = _reaches_backward(a)
+            reach = names_reaching_backward(a)
         if key in reach:
             continue
         _report(r, a, node, key, value, ctx, trains)
+
+
+_EVAL_FUNCTION = re.compile(r"^(?:eval|evaluate|evaluation|validate|validation|valid|val)(?:_|$)", re.I)
+
+
+def _evaluation_function(a: FileAnalysis, unit) -> bool:
+    """A function that evaluates: it runs no backward, and puts a model in eval mode or is named so.
+
+    Its loop over batches (`for i in range(0, len(X), bs)`) keeps every batch's graph in what it collects.
+    """
+    node = unit.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    if any(ctx.unit is unit for _, _, ctx in backward_calls(a)):
+        return False
+    return bool(_EVAL_FUNCTION.match(node.name)) or any(
+        type(c) is ast.Call and type(c.func) is ast.Attribute and c.func.attr == "eval" and not c.args
+        for c in ast.walk(node))
+
+
+def _loops_training_through_helpers(a: FileAnalysis) -> list[ast.stmt]:
+    """Loops that call a function or method of this file which runs backward (`loss = train_batch(x, y)`).
+
+    Such a loop trains as surely as one that calls backward itself: what it accumulates
+    from the helper's return lives across its iterations.
+    """
+    trainers = {id(ctx.unit.node) for _, _, ctx in backward_calls(a) if ctx.unit.node is not None}
+    if not trainers:
+        return []
+    out = []
+    for call, ctx in a.calls:
+        if ctx.loops:
+            callee = local_callee(a, call, ctx.unit)
+            if callee is not None and id(callee) in trainers:
+                out.extend(ctx.loops)
+    return out
 
 
 def _carried_over(ctx: Ctx, key: str, loop: ast.stmt, node: ast.AST) -> bool:

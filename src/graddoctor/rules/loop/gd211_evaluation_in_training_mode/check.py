@@ -28,7 +28,8 @@ import re
 from graddoctor.finding import Related
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
-from graddoctor.lint.analysis.returns import returned
+from graddoctor.lint.analysis.returns import instance_class, returned
+from graddoctor.lint.analysis.values import backward_calls, names_reaching_backward
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD211"
@@ -89,8 +90,71 @@ def _models(a: FileAnalysis, classes: set[str]) -> dict[str, int]:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             if _builds_sensitive(a, node.value, classes):
                 found.setdefault(node.targets[0].id, node.lineno)
-    trained = set(re.findall(r"\b(\w+)\.parameters\(\)", a.source))
+    trained = set(re.findall(r"\b(\w+)\.parameters\(\)", a.source)) | _trained_by_own_method(a)
     return {name: line for name, line in found.items() if name in trained}
+
+
+def _trained_by_own_method(a: FileAnalysis) -> set[str]:
+    """`optimizer = model.configure_optimizers()`: a method of the model's class that builds an
+    optimizer from `self.parameters()` (the LightningModule shape)."""
+    out = set()
+    for call, _ in a.calls:
+        func = call.func
+        if type(func) is not ast.Attribute or type(func.value) is not ast.Name:
+            continue
+        info = instance_class(a, func.value)
+        method = info.methods.get(func.attr) if info is not None else None
+        if method is not None and any(
+                isinstance(c, ast.Call) and a.names.classify_call(c) == "optimizer"
+                and "self.parameters()" in (ast.get_source_segment(a.source, c) or "") for c in ast.walk(method)):
+            out.add(func.value.id)
+    return out
+
+
+def _runs_forward(a: FileAnalysis, call: ast.Call, models: dict[str, int]) -> str | None:
+    """The model `call` runs forward: `model(x)`, or `model.validation_step(b)` whose method calls `self(...)`."""
+    func = call.func
+    if type(func) is ast.Name:
+        return func.id if func.id in models else None
+    if type(func) is not ast.Attribute or type(func.value) is not ast.Name or func.value.id not in models:
+        return None
+    info = instance_class(a, func.value)
+    method = info.methods.get(func.attr) if info is not None else None
+    if method is None or method.name == "forward" or _has_backward(method):
+        return None
+    runs = any(isinstance(c, ast.Call) and (dotted(c.func) in ("self", "self.forward")) for c in ast.walk(method))
+    return func.value.id if runs else None
+
+
+def _under_grad_off(a: FileAnalysis, models: dict[str, int], r: Reporter, reported: set) -> None:
+    """A forward pass under `no_grad`/`inference_mode` of a model that nothing in the file ever puts in
+    eval mode, whose result reaches no backward (a DQN's target or a teacher's output does): an evaluation."""
+    models = {n: line for n, line in models.items() if not _eval_before(a, n, 10**9)}
+    if not models:
+        return
+    reaching = None
+    training_units = {id(ctx.unit) for _, _, ctx in backward_calls(a)}
+    for call, ctx in a.calls:
+        if ctx.grad_off is None or id(ctx.unit) not in training_units:
+            continue  # only beside training: a test that runs a model under no_grad evaluates nothing
+        name = _runs_forward(a, call, models)
+        if name is None or a.binding_before(ctx.unit, name, call.lineno) is None:
+            continue
+        if reaching is None:
+            reaching = names_reaching_backward(a)
+            assigned = {}
+            for node in ast.walk(a.tree):
+                if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    names = {dotted(n) for t in targets for n in ast.walk(t) if type(n) in (ast.Name, ast.Attribute)}
+                    for sub in ast.walk(node.value):
+                        if isinstance(sub, ast.Call):
+                            assigned[id(sub)] = names
+        if assigned.get(id(call), set()) & reaching:
+            continue
+        off = ast.Pass(lineno=ctx.grad_off.line, col_offset=0)
+        _report(r, call, f"`{name}`", off, f"under {ctx.grad_off.how} (line {ctx.grad_off.line}), an evaluation,",
+                reported, name, "gradient recording is turned off here, and nothing calls eval()")
 
 
 def _calls_on(node: ast.AST, name: str, methods: tuple[str, ...]) -> list[ast.Call]:
@@ -306,7 +370,7 @@ def _eval_before(a: FileAnalysis, name: str, line: int) -> bool:
 
 
 def _report(r: Reporter, call: ast.Call, shown: str, context: ast.AST, where: str, reported: set,
-            name: str | None = None) -> None:
+            name: str | None = None, note: str | None = None) -> None:
     name = name or shown.strip("`")
     if (call.lineno, name) in reported:
         return
@@ -317,9 +381,10 @@ def _report(r: Reporter, call: ast.Call, shown: str, context: ast.AST, where: st
         "it is still in training mode, so dropout stays on and batch norm overwrites its running statistics "
         "with the evaluation data.",
         call,
-        related=[Related(r.filename, context.lineno, "the training loop" if isinstance(context, (ast.For, ast.While))
-                         else "the evaluation method" if isinstance(context, ast.FunctionDef)
-                         else "the evaluation is called here")],
+        related=[Related(r.filename, context.lineno, note or (
+            "the training loop" if isinstance(context, (ast.For, ast.While))
+            else "the evaluation method" if isinstance(context, ast.FunctionDef)
+            else "the evaluation is called here"))],
         hint=f"Call `{name}.eval()` before evaluating (and `{name}.train()` again before training).",
     )
 
@@ -336,3 +401,4 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         return
     _after_training(a, {n: line for n, line in models.items() if not _eval_before(a, n, 10**9)}, r, reported)
     _in_evaluation_functions(a, models, r, reported)
+    _under_grad_off(a, models, r, reported)
