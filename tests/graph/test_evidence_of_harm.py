@@ -199,3 +199,35 @@ def test_near_miss_a_branch_that_is_a_real_part_of_the_model_is_the_error():
     found = _gan("refine")
     assert len(found) == 1 and found[0].severity == Severity.ERROR
     assert found[0].evidence["model_share"] > 0.5
+
+
+def _style_transfer(optimize_the_image: bool):
+    """yunjey's neural style transfer: Adam over the target image, through a fixed feature network."""
+    torch.manual_seed(0)
+    features = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 8, 3, padding=1)).eval()
+    content, style = torch.rand(1, 3, 16, 16), torch.rand(1, 3, 16, 16)
+    target = content.clone().requires_grad_(True)
+    head = nn.Conv2d(8, 8, 1)
+    optimizer = torch.optim.Adam([target] if optimize_the_image else list(head.parameters()), lr=0.01)
+    with watch() as w:
+        for _ in range(4):
+            f_target, f_content, f_style = features(target), features(content), features(style)
+            if not optimize_the_image:
+                f_target = head(f_target)
+            gram = lambda f: f.flatten(2) @ f.flatten(2).transpose(1, 2)  # noqa: E731
+            loss = F.mse_loss(f_target, f_content) + F.mse_loss(gram(f_target), gram(f_style))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    return [f for f in w.report().findings if f.code == "GD106"]
+
+
+def test_an_optimizer_over_an_input_image_leaves_the_fixed_network_as_information():
+    found = _style_transfer(optimize_the_image=True)
+    assert len(found) == 1 and found[0].severity == Severity.INFO, [f.message for f in found]
+    assert found[0].evidence["optimizer_holds_only_inputs"] == 1
+
+
+def test_near_miss_an_optimizer_over_a_head_only_leaves_the_network_out_as_the_error():
+    found = _style_transfer(optimize_the_image=False)
+    assert len(found) == 1 and found[0].severity == Severity.ERROR, [f.message for f in found]
