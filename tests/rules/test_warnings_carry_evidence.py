@@ -3,7 +3,7 @@
 Each rule page states the evidence a warning needs (`Rule.evidence_needed`); here the gallery programs of
 the families whose judges record it are run through `graddoctor run --json`, and every runtime finding of
 severity warning or error must carry a non-empty `evidence`. The graph and loop families (GD101-GD110,
-GD205-GD209) do not record theirs yet: they join this list as they do.
+GD205-GD209) join code by code as their judges record it (`CODES`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FAMILIES = ("data", "numerics")
-PROGRAMS = sorted(p for family in FAMILIES for p in (ROOT / "src/graddoctor/rules" / family).glob("gd*/gd*.py"))
+# codes of the other families whose judges record their evidence (issue 29)
+CODES = ("gd101", "gd102", "gd103", "gd104", "gd105", "gd106", "gd107", "gd109", "gd110", "gd205", "gd206")
+RULES = ROOT / "src/graddoctor/rules"
+PROGRAMS = sorted([p for family in FAMILIES for p in (RULES / family).glob("gd*/gd*.py")]
+                  + [p for code in CODES for p in RULES.glob(f"*/{code}_*/{code}_*.py")])
 
 pytestmark = pytest.mark.slow  # a `graddoctor run` per program
 

@@ -99,7 +99,9 @@ def explain_parts(exc_type: str | None, message: str, where: Location | None,
         evidence = gather(pattern.topic, tb)
         cause = " ".join([cause, *evidence.facts])
         related, subjects = evidence.related, evidence.subjects
-    return [make(pattern.code, cause, hint=hint, related=related, subjects=subjects, **fields)]
+    # The measured fact: the error torch raised (its type and first line) is what the finding decides from.
+    raised = {"exception": (exc_type or "").split(".")[-1], "error": message.strip().splitlines()[0][:200] if message.strip() else ""}
+    return [make(pattern.code, cause, hint=hint, related=related, subjects=subjects, evidence=raised, **fields)]
 
 
 class _Keep(dict):

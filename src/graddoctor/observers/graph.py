@@ -14,13 +14,13 @@ import weakref
 
 import torch
 
-from graddoctor.finding import Finding
+from graddoctor.finding import Finding, Severity
 from graddoctor.observers.graph_checks import check_loss_value, check_reach
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.observers.replaced_models import ReplacedModels
 from graddoctor.rules.graph.gd104_parameter_without_gradient.judge import grad_is_none_here
 from graddoctor.locate import Location
-from graddoctor.session.observer import BackwardEvent, CallEvent, CutSource, Observer
+from graddoctor.session.observer import BackwardEvent, CallEvent, CutSource, Observer, StepEvent
 
 
 class GraphObserver(Observer):
@@ -42,6 +42,11 @@ class GraphObserver(Observer):
         self.zero_grads_since_backward: list[CallEvent] = []
         self.zero_grads_total = 0
         self.replaced = ReplacedModels()
+        # Parameters whose `.grad` was set when their optimizer stepped, by any means: a gradient
+        # assigned by hand (`p.grad = g`, a first-order MAML meta-gradient taken from adapted copies)
+        # trains them as well as one from backward() does.
+        self._given: dict[int, weakref.ref] = {}
+        self.steps_checked = 0
 
     def before_backward(self, event: BackwardEvent) -> None:
         self.zero_grads_since_backward = []
@@ -75,6 +80,16 @@ class GraphObserver(Observer):
                 if event.index:
                     self.replaced.walked(self.session, walked.leaves, event.where)
 
+    def before_step(self, event: StepEvent) -> None:
+        if event.step > self.walk_first and event.step % self.walk_every:
+            return
+        self.steps_checked += 1
+        given = self._given
+        for group in getattr(event.optimizer, "param_groups", ()):
+            for p in group["params"]:
+                if id(p) not in given and isinstance(p, torch.Tensor) and p.grad is not None:
+                    given[id(p)] = weakref.ref(p)
+
     def _forget_freed(self) -> None:
         """Drop the leaves freed since (replaced models'): the table stays the size of what lives."""
         self._reached = {key: ref for key, ref in self._reached.items() if ref() is not None}
@@ -99,7 +114,9 @@ class GraphObserver(Observer):
         session = self.session
         index = ModelIndex(session.models())
         optimizers = session.optimizers()
-        reached = index.reached(self.reached())
+        walked_reach = index.reached(self.reached())
+        given = {key for key, ref in self._given.items() if ref() is not None}
+        reached = walked_reach | given
         if optimizers:
             # Parameters that only an optimizer still holds (a layer replaced after the
             # optimizer was built) are a symptom of GD106, not parameters to judge.
@@ -112,7 +129,14 @@ class GraphObserver(Observer):
         if not reached and any(f.code in _LOSS_HAS_NO_GRAPH for f in out):
             # Nothing was reached because the loss itself has no graph: that finding says it all.
             reach = [f for f in reach if f.code not in ("GD101", "GD104", "GD110")]
-        out.extend(self.replaced.explain(f, session) for f in reach)
+        seen = {"backward_passes_walked": self.walked, "optimizer_steps_checked": self.steps_checked}
+        by_hand = bool(judge) and given.issuperset(id(p) for p in judge) and not walked_reach.issuperset(given)
+        for f in reach:
+            f = f.with_(evidence={**f.evidence, **seen}) if f.code in ("GD104", "GD110") else f
+            if f.code == "GD106" and by_hand:
+                out.append(_also_by_hand(f))
+            else:
+                out.append(self.replaced.explain(f, session))
         return out
 
     def _trained_before(self, session) -> set[int]:
@@ -135,6 +159,17 @@ class GraphObserver(Observer):
         index = ModelIndex(self.session.models())
         reached = index.reached(self.reached())
         return [index.name(p) for p in index.trainable() if id(p) not in reached]
+
+
+def _also_by_hand(finding: Finding) -> Finding:
+    """GD106 when every parameter the optimizers hold had a gradient at their steps, some of it set by
+    hand: the optimizers train their models, and the parameters outside them (copies adapted by hand, a
+    first-order MAML learner) are no sign that a model stopped training. Worth knowing, not an error."""
+    return finding.with_(
+        severity=Severity.INFO,
+        evidence={**finding.evidence, "optimizer_parameters_all_had_grad_at_step": True},
+    ).adding(" Every parameter the optimizer holds had a gradient when it stepped (some set by hand, "
+             "not by this backward), so the optimizer does train its model; these are extra copies.")
 
 
 _LOSS_HAS_NO_GRAPH = {"GD101", "GD102", "GD110"}

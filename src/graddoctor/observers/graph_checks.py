@@ -71,6 +71,7 @@ def check_loss_value(
                 f"The loss is {describe_value(loss)}, not a tensor: it has no autograd "
                 "history, so no gradient can flow from it to the parameters.",
                 step=step,
+                evidence={"loss_type": type(loss).__name__},
                 **at,
             )
         ], None
@@ -88,6 +89,7 @@ def check_loss_value(
                     "criterion built with `reduction='none'`, reduce its result."
                 ),
                 step=step,
+                evidence={"loss_elements": loss.numel(), "loss_shape": list(loss.shape)},
                 **at,
             )
         )
@@ -130,6 +132,7 @@ def cut_history(cuts: list, backward: Location, step: int | None) -> Finding | N
             f"{cut.location}, so the loss has no autograd history and backward() cannot reach any parameter.",
             related=related_at(cut.location, "computed without gradient recording here") + back,
             step=step,
+            evidence={"loss_grad_fn": None, "cut": cut.kind, "cut_op": cut.op, "cut_calls": cut.count},
             **at.shown(),
         )
     # A freeze explains a graph-less loss only when no op cut it: frozen parameters upstream of
@@ -144,6 +147,7 @@ def cut_history(cuts: list, backward: Location, step: int | None) -> Finding | N
         hint=cut.hint(),
         related=cut.related() + back,
         step=step,
+        evidence={"loss_grad_fn": None, "cut": cut.kind, "cut_op": cut.op, "cut_calls": cut.count},
         **cut.location.shown(),
     )
 
@@ -155,6 +159,7 @@ def _no_history(loss: torch.Tensor, at: dict, step: int | None) -> Finding:
             "The loss was computed under torch.inference_mode(): it is an inference tensor "
             "with no autograd history, so backward() cannot reach any parameter.",
             step=step,
+            evidence={"loss_grad_fn": None, "loss_is_inference": True},
             **at,
         )
     if not torch.is_grad_enabled():
@@ -164,6 +169,7 @@ def _no_history(loss: torch.Tensor, at: dict, step: int | None) -> Finding:
             "torch.no_grad() or set_grad_enabled(False)): it was computed without autograd "
             "history.",
             step=step,
+            evidence={"loss_grad_fn": None, "grad_enabled": False},
             **at,
         )
     return make(
@@ -173,6 +179,7 @@ def _no_history(loss: torch.Tensor, at: dict, step: int | None) -> Finding:
         "re-wrapping, a non-differentiable op such as argmax or a comparison, or a forward "
         "pass run under torch.no_grad()).",
         step=step,
+        evidence={"loss_grad_fn": None, "loss_requires_grad": False},
         **at,
     )
 

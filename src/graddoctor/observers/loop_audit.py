@@ -147,6 +147,8 @@ class LoopAudit(Observer):
                 "GD206",
                 f"{event.method}() runs {when}: it clips gradients that the step has already used "
                 "(or that do not exist yet), so the step is not clipped.",
+                evidence={"backwards": self.backwards, "before_any_backward": self.last_backward_tick < 0,
+                          "backward_since_last_step": False},
                 **event.where.shown(),
             ))
         elif self.scaler_used and self.last_scale_tick > self.last_step_tick and self.last_unscale_tick < self.last_scale_tick:

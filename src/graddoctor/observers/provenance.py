@@ -300,6 +300,8 @@ class ProvenanceObserver(ExplainsErrors, Observer):
                     subjects=[name] if tensor is not None else [],
                     related=related_at(event.where, "backward() uses the stale graph here"),
                     step=write.step,
+                    evidence={"op": write.op, "after_forward": write.after_forward, "step": write.step,
+                              "reached_by_backward": True},
                     **write.location.shown(),
                 )
             )

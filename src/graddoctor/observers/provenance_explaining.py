@@ -72,6 +72,7 @@ class ExplainsErrors:
                 hint="Keep the loss a tensor: call backward() on the tensor, and use `.item()` only "
                 "for logging (`print(loss.item())`).",
                 related=related_at(where, "backward() called on the number here") + cut.related(),
+                evidence={"loss_type": type(obj).__name__, "cut_op": cut.op, "failed_attribute": exc.name},
                 **cut.location.shown(),
             )
         ]
@@ -119,6 +120,7 @@ class ExplainsErrors:
                         else related_at(tag.where, "earlier backward() that freed the graph") + both
                     ) + extra,
                     subjects=[tag.name],
+                    evidence={"backward_index": event.index, "carried": tag.name, "error": "graph already freed"},
                     cause={"detach": cut},  # the statement shaped like the observed state; GD107's edit inserts it
                     **at.shown(),
                 )
@@ -136,6 +138,8 @@ class ExplainsErrors:
                 hint="Add the losses and call backward() once (`(loss_a + loss_b).backward()`); use "
                 "`retain_graph=True` on the first call only if the two backward passes must really be separate.",
                 related=related_at(previous, "first backward() freed the shared graph here"),
+                evidence={"backward_index": event.index, "error": "graph already freed",
+                          "shared_graph": result.shared is not None},
                 **event.where.shown(),
             )
         ]

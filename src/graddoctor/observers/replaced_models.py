@@ -81,7 +81,9 @@ class ReplacedModels:
         where = rebound[1] if rebound else built
         related = [Related(built.shown()["file"], built.line, "the optimizer, built for the old model")] if rebound and built else []
         fields = where.shown() if where is not None else {}
-        return make("GD106", message, hint=hint, subjects=finding.subjects, related=related or None, **fields)
+        evidence = {**finding.evidence, "replaced_model": labels[0] if labels else None}
+        return make("GD106", message, hint=hint, subjects=finding.subjects, related=related or None,
+                    evidence=evidence, **fields)
 
 
 def _assignment_after(path: str, name: str, after: int) -> int | None:

@@ -243,6 +243,8 @@ class Recorder(TorchFunctionMode):
                         for a in args:
                             if isinstance(a, Tensor) and a.requires_grad:
                                 used(id(a))
+                        if taint is not None:
+                            self.cutter.fed(taint, (*args, *kwargs.values()) if kwargs else args)
                 else:
                     cut = self.cutter.cut(kind, func, args, kwargs, grad_on, sys._getframe(2))
                     if cut is not None:

@@ -48,6 +48,10 @@ class Cut:
     backward: Location | None = None  # the first backward() of a loss the cut reached
     subject: str = ""  # FROZEN: what was frozen ("Net", "fc1.weight and 3 more")
     model_label: str = ""  # FROZEN: the user's name of the model frozen whole ("model", "net")
+    # The cut's value (or one computed from it) went, with grad mode on, into an op that also took a
+    # trainable leaf (`head(feats)`): layers that train were fed by what the cut froze. When it never
+    # did, the value reached the loss only as a target (a distillation teacher's logits).
+    fed_trained: bool = False
 
     @property
     def grad_off(self) -> bool:

@@ -253,8 +253,18 @@ def _is_torch_utils(recv: ast.AST) -> bool:
 
 
 def _clears_grad(stmt: ast.Assign) -> bool:
-    """`p.grad = None` (or zeroed) clears gradients like zero_grad does."""
-    return any(isinstance(t, ast.Attribute) and t.attr == "grad" for t in stmt.targets)
+    """`p.grad = None` (or zeroed) clears gradients like zero_grad does; a gradient assigned from
+    another tensor (`p.grad = q.grad / n`, a meta-gradient taken from an adapted copy) fills them."""
+    if not any(isinstance(t, ast.Attribute) and t.attr == "grad" for t in stmt.targets):
+        return False
+    value = stmt.value
+    if isinstance(value, ast.Constant):
+        return value.value is None or value.value == 0
+    if isinstance(value, ast.Call):
+        func = value.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        return name in ("zeros_like", "zeros")
+    return False
 
 
 def unit_events(body: list[ast.stmt], analysis: FileAnalysis, cls_name: str | None = None):

@@ -115,6 +115,19 @@ class CutTracker:
                         elif walk:
                             cut.param_ids |= trace(t).leaf_ids
 
+    def fed(self, taint: frozenset, args) -> None:
+        """A graph-recording op took a value of these cuts: flag them when it also took a trainable leaf."""
+        cuts = self.cuts
+        if all(cuts[c].fed_trained for c in taint):
+            return
+        for a in args:
+            items = a if type(a) in (list, tuple) else (a,)
+            for t in items:
+                if isinstance(t, Tensor) and t.requires_grad and t.grad_fn is None:
+                    for c in taint:
+                        cuts[c].fed_trained = True
+                    return
+
     def revived(self, taint: frozenset, frame) -> None:
         """A cut's copy was made to require grad: backward() will run and stop at it."""
         chain = user_chain(frame, limit=1)

@@ -32,6 +32,7 @@ def number_loss(cut, back: list[Related], step: int | None) -> Finding:
         hint=cut.hint() or _HINT,
         related=cut.related() + back,
         step=step,
+        evidence={"loss_grad_fn": None, "cut": cut.kind, "cut_op": cut.op, "cut_calls": cut.count},
         **cut.location.shown(),
     )
 
@@ -46,5 +47,6 @@ def number_path(subjects: list[str], phrase: str, cut, back: list[Related], step
         "never changes them.",
         hint=cut.hint() or _HINT,
         subjects=subjects, step=step, related=cut.related() + back + list(related or []),
+        evidence={"parameters_reached": 0, "cut": cut.kind, "cut_op": cut.op, "cut_calls": cut.count},
         **cut.location.shown(),
     )

@@ -53,6 +53,15 @@ discriminator step, a target network's output. When the path ran with grad mode 
 Ops that take only a shape from a parameter (`weight.new_zeros(...)`, `zeros_like`) cut
 nothing and are never named.
 
+## Evidence of harm
+An error only when these parameters had `grad` None at every observed backward *and* at every checked
+step of their optimizer (a gradient set by hand, `p.grad = g` as first-order MAML does with its adapted
+copies, trains them too), and either a cut that fed trained layers separated them from the loss, or no
+cut is known and they hold at least 1% of their model's trainable values. Information instead: parameters
+behind a value that reached the loss only as a target (see GD110's frozen teacher), or a sliver of the
+model that no backward reached (an embedding defined and never called). The `evidence` records the
+counts, the model share, the cut and the backward passes and steps looked at.
+
 ## Known problems
 A parameter used only on some steps (a head trained on alternate batches) is reported only if no observed step reached it; run longer, or ignore the finding.
 """
@@ -70,7 +79,8 @@ RULE = Rule(
     doc=__doc__,
     evidence_needed=(
         'after `backward()`, trainable parameters held by an optimizer or used by the model had `grad` None '
-        "on every observed backward, and the loss's graph did not reach them; the cut that separated them is "
-        'named only when deep mode recorded it.'
+        "on every observed backward and at every checked step of their optimizer, and the loss's graph did not "
+        'reach them; an error only when the cut that separated them fed layers that train, or (no cut known) '
+        "they hold at least 1% of their model's trainable values; the cut is named only when deep mode recorded it."
     ),
 )

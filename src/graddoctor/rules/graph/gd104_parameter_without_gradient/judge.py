@@ -16,11 +16,11 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from graddoctor.finding import Finding, Related
+from graddoctor.finding import Finding, Related, Severity
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.graph.phrases import group_by_module, name_list, plural, related_at
 from graddoctor.rules.graph.gd101_loss_is_python_number.judge import is_number_cut, number_path
-from graddoctor.provenance.records import CHECKPOINT_INPUT
+from graddoctor.provenance.records import CHECKPOINT_INPUT, FROZEN
 from graddoctor.rules.graph.gd110_grad_mode_off.judge import grad_off_path
 from graddoctor.rules.graph.gd113_checkpoint_input_without_grad.judge import checkpoint_without_grad
 from graddoctor.locate import Location
@@ -39,8 +39,37 @@ def without_gradient(
     # rebuilt from numbers (SPEC: GD101), not that one path was cut.
     none_reached = not any(id(p) in reached for p in judge)
     for cut, params in _by_cut(missing, cuts):
-        out.append(_without_gradient(index, params, where, step, related, cut, whole_loss=none_reached))
+        found = _without_gradient(index, params, where, step, related, cut, whole_loss=none_reached)
+        out.append(found.with_(evidence={**_measured(params, cut), **found.evidence}))
     return out
+
+
+# Below this share of their model's trainable values, parameters without gradient (and without a
+# cut that explains them) are reported as info: the model trains nearly whole.
+SMALL_SHARE = 0.01
+
+
+def _share_of_models(index: ModelIndex, params: list[torch.Tensor]) -> float:
+    """The share of the trainable values of the models owning `params` that `params` hold."""
+    owners = {index.owner.get(id(p)) for p in params}
+    total = sum(p.numel() for pid, p in index.params.items() if index.owner.get(pid) in owners and p.requires_grad)
+    mine = sum(p.numel() for p in params)
+    return mine / total if total else 1.0
+
+
+def _measured(params: list[torch.Tensor], cut) -> dict:
+    """What the run saw: how many parameters had `grad` None after every observed backward, and the cut."""
+    evidence: dict = {"parameters_without_grad": len(params), "elements": sum(p.numel() for p in params)}
+    if cut is not None:
+        evidence.update(cut=cut.kind, cut_op=cut.op, cut_calls=cut.count, cut_fed_trained_layers=cut.fed_trained)
+    return evidence
+
+
+def _only_a_target(cut) -> bool:
+    """The cut froze a value that reached the loss only as a target: never, with grad mode on, an input
+    of an op that also took a trainable parameter (a distillation teacher's logits, a target network's
+    values). Its parameters are fixed by design; nothing that trains was fed by them."""
+    return cut.kind not in (CHECKPOINT_INPUT, FROZEN) and not cut.fed_trained
 
 
 def _by_cut(missing: list[torch.Tensor], cuts: list) -> list[tuple[object | None, list[torch.Tensor]]]:
@@ -78,8 +107,20 @@ def _without_gradient(
     phrase = f"{name_list(shown)} ({plural(len(missing), 'trainable parameter')})"
     message = f"{phrase} received no gradient from the loss: their .grad stays None and the optimizer never changes them."
     if cut is None:
-        return make("GD104", message, subjects=names, step=step, related=related, **where.shown())
+        share = _share_of_models(index, missing)
+        if share < SMALL_SHARE:
+            # A sliver of the model (an embedding defined and never called): the model the loss
+            # trains is all but whole, so there is no sign of harm; worth knowing, not an error.
+            return make(
+                "GD104", message + f" They hold {share:.2%} of their model's trainable values: the rest trains "
+                "without them.", hint="Remove them if nothing uses them, or freeze them with `requires_grad_(False)`.",
+                severity=Severity.INFO, subjects=names, step=step, related=related, evidence={"model_share": share},
+                **where.shown())
+        return make("GD104", message, subjects=names, step=step, related=related, evidence={"model_share": share},
+                    **where.shown())
     back = related_at(cut.backward or where, "backward() called here")
+    if not whole_loss and _only_a_target(cut):
+        return _target_only(names, phrase, cut, back, step, related)
     if cut.grad_off:  # SPEC: grad mode off is GD110's, at the line that turned it off
         return grad_off_path(names, phrase, cut, back, step, related)
     if cut.kind == CHECKPOINT_INPUT:
@@ -96,6 +137,25 @@ def _without_gradient(
     return make(
         "GD104", message, hint=hint, subjects=names, step=step,
         related=cut.related() + back + list(related or []), **cut.location.shown(),
+    )
+
+
+def _target_only(names: list[str], phrase: str, cut, back: list[Related], step: int | None,
+                 related: list[Related] | None) -> Finding:
+    """Parameters behind a value used only as a target: worth knowing (they sit in an optimizer for
+    nothing), not an error. GD110 when grad mode was off there, as for any grad-off cut."""
+    code = "GD110" if cut.grad_off else "GD104"
+    at = cut.region_entry if cut.grad_off and cut.region_entry is not None and cut.region_entry.file else cut.location
+    return make(
+        code,
+        f"{phrase} get no gradient, by design it seems: what they compute {cut.what()} at {cut.location} and "
+        "reached the loss only as a target (compared with the trained outputs, never fed to a layer that "
+        "trains), like a distillation teacher or a target network. The optimizer holds them but never "
+        "changes them.",
+        hint="If they are meant to stay fixed, freeze them (`requires_grad_(False)`) and leave them out of "
+             "the optimizer; if they should train, compute their part of the loss with gradient recording on.",
+        severity=Severity.INFO, subjects=names, step=step,
+        related=cut.related() + back + list(related or []), **at.shown(),
     )
 
 
@@ -134,4 +194,6 @@ def grad_is_none_here(
             "parameters whose .grad is None."
         )
     fields = where.shown() if where.file else {}
-    return make("GD104", f"`.grad` is None here. {case}", hint=hint, **fields)
+    evidence = {"grad_is_none": True, "attribute": attr, "backward_ran": first_backward is not None,
+                "zero_grads_since_backward": len(zero_grads)}
+    return make("GD104", f"`.grad` is None here. {case}", hint=hint, evidence=evidence, **fields)

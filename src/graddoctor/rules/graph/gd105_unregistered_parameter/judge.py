@@ -61,5 +61,7 @@ def _unregistered(
         hint=fix,
         subjects=names,
         step=step,
+        evidence={"unregistered_tensors": len(names), "container": holding.container, "reached_by_backward": True,
+                  "in_optimizer": optimized},
         **(loc.shown() if loc else where.shown()),
     )

@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import linecache
 
+from torch import nn
+
 from graddoctor.finding import Finding, Related, Severity
 from graddoctor.graph.naming import ModelIndex
 from graddoctor.graph.optimizer_call import orphan_modules, with_params_call
@@ -41,6 +43,20 @@ def parameters_not_in_optimizer(
             else ""
         )
         related_opt = [Related(o.created_at.shown()["file"], o.created_at.line, f"{o.label} built here") for o in optimizers[1:]]
+        held = [p for o in optimizers for p in o.params()]
+        if held and not any(isinstance(p, nn.Parameter) for p in held):
+            # `Adam([image])`: style transfer, adversarial inputs, latent search optimize an input
+            # through a fixed network; its weights' gradients are a by-product, not a model left out.
+            out.append(make(
+                "GD106",
+                f"{optimizers[0].label} holds only input tensors, no model parameter; the network's "
+                f"{plural(len(names), 'parameter')} ({name_list(names)}) receive gradients that nothing uses.",
+                hint="If the network stays fixed, freeze it (`requires_grad_(False)`) to save the backward work.",
+                severity=Severity.INFO, subjects=names, step=step,
+                evidence={"optimizer_holds_only_inputs": len(held), "unused_gradients": len(names)},
+                **first.created_at.shown(),
+            ))
+            return out
         part = None if also else _one_submodule(index, optimizers)
         if part is not None:
             # `optim.Adam(model._fc.parameters())`: fine-tuning one part on purpose; the rest only

@@ -37,6 +37,13 @@ True
 At the line that turned grad mode off (the `with torch.no_grad():` line, the decorator),
 with the line computed there and, at runtime, the parameters that lost their gradient
 (`all of encoder`): the same situation as GD104 when the cut is grad mode.
+
+## Evidence of harm
+An error when the loss itself has no history, or when what ran with grad mode off was then fed, with
+grad mode on, into an op that takes a trainable parameter (`head(features)`): layers that train were fed by
+layers that do not. When that value reached the loss only as a target (a distillation teacher's logits,
+compared with the student's by a KL term, as vit-pytorch's `DistillWrapper` does), the teacher is frozen by
+design: information, even when the optimizer holds its parameters (`evidence["cut_fed_trained_layers"]`).
 """
 
 from graddoctor.finding import Severity
@@ -52,6 +59,7 @@ RULE = Rule(
     doc=__doc__,
     evidence_needed=(
         'the loss, or the part of the forward pass trainable parameters feed, was computed with grad mode off '
-        "(the region's entry is recorded)."
+        "(the region's entry is recorded), and what it computed fed a layer that trains; a value used only as "
+        'a target (a frozen teacher) gives information.'
     ),
 )

@@ -31,4 +31,5 @@ def grad_off_path(subjects: list[str], phrase: str, cut, back: list[Related], st
             "if these parameters are meant to stay frozen, set `requires_grad_(False)` on them and leave "
             "them out of the optimizer."),
         subjects=subjects, step=step, related=here + chain + back + list(related or []), **at.shown(),
+        evidence={"cut": cut.kind, "cut_op": cut.op, "cut_calls": cut.count, "region": cut.region_how},
     )

@@ -97,6 +97,7 @@ class SchedulerSteps:
                     "GD205",
                     f"{type(sched).__name__}.step() is called before the first optimizer.step(): the first "
                     "value of the learning-rate schedule is skipped.",
+                    evidence={"scheduler": type(sched).__name__, "optimizer_steps_before": 0},
                     **event.where.shown(),
                 )
         info["calls"] += 1
@@ -133,6 +134,7 @@ class SchedulerSteps:
             f"{name} stepped {n} times within one pass over the training data (once per batch), but it is "
             f"an epoch-based scheduler: its {unit} of {period:g} steps is shorter than {span}, so the "
             "learning rate changes within a single epoch instead of across epochs.",
+            evidence={"scheduler": name, "steps_in_one_pass": n, "pass_length": length, unit: period},
             **event.where.shown(),
         )
 
@@ -157,6 +159,8 @@ class SchedulerSteps:
                     f"steps (once per batch): its learning rate went down to its minimum and back up {cycles} "
                     f"time{'s' if cycles != 1 else ''}. T_max counts scheduler steps; sized in epochs and stepped "
                     "per batch, the cosine repeats many times within the run instead of annealing once.",
+                    evidence={"scheduler": cls.__name__, "scheduler_steps": info["calls"], "optimizer_steps": steps,
+                              "period": info["period"], "cycles": cycles},
                     **info["where"].shown(),
                 ))
                 continue
@@ -173,6 +177,8 @@ class SchedulerSteps:
                 "GD205",
                 f"{cls.__name__} is an epoch-based scheduler but stepped {info['calls']} times for "
                 f"{steps} optimizer steps (once per batch): {what}.",
+                evidence={"scheduler": cls.__name__, "scheduler_steps": info["calls"], "optimizer_steps": steps,
+                          "lr_fraction_of_start": max(decayed) if decayed else None},
                 **info["where"].shown(),
             ))
         return out
