@@ -562,6 +562,7 @@ def test_a_list_of_tensors_rewrapped_by_torch_tensor_is_stacked(tmp_path):
     "w.data = model(x).detach()",  # a write through .data, and a second cut
     "scores = torch.tensor([model(q) for q in items], dtype=torch.float64)",  # a choice made with the copy
     "model(x).detach().backward()",  # not where a value is computed
+    "pred_np = out.detach().cpu().numpy()",  # the numpy copy cuts the graph too: its fix is a torch metric
 ])
 def test_a_cut_that_is_not_plainly_one_detach_gets_no_edit(tmp_path, line):
     assert _after_finding(tmp_path, line + "\n", "GD102", 1) is None
@@ -694,3 +695,49 @@ def test_cached_features_are_made_under_no_grad_instead_of_inference_mode(tmp_pa
     # Near miss: two places enter inference mode; which one made the tensor is not guessed.
     twice = _CACHED + "\n@torch.inference_mode()\ndef predict(x):\n    return head(x)\n"
     assert _after_finding(tmp_path, twice, "GD112", 7) is None
+
+
+_CLIP_IN_IF = """\
+    for x, y in loader:
+        optimizer.zero_grad()
+        if grad_clip > 0:
+            nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    """
+
+
+def test_a_clip_under_its_config_condition_moves_with_the_condition(tmp_path):
+    after = _after_finding(tmp_path, _CLIP_IN_IF, "GD206", 4)
+    assert after.splitlines()[1:7] == ["    optimizer.zero_grad()", "    loss = criterion(model(x), y)", "    loss.backward()",
+                                       "    if grad_clip > 0:",
+                                       "        nn.utils.clip_grad_norm_(model.parameters(), grad_clip)",
+                                       "    optimizer.step()"]
+
+
+def test_a_clip_under_a_condition_on_the_step_itself_gets_no_edit(tmp_path):
+    # Moved past `loss = ...`, `if loss > 10` would read another loss than it did.
+    source = _CLIP_IN_IF.replace("if grad_clip > 0:", "if loss > 10:")
+    assert _after_finding(tmp_path, source, "GD206", 4) is None
+
+
+_ONE_EPOCH = """\
+    def train_one_epoch(epoch):
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+        print(epoch, loss.item())
+    """
+
+
+def test_an_epoch_scheduler_stepped_per_batch_in_a_one_epoch_function_moves_after_its_loop(tmp_path):
+    after = _after_finding(tmp_path, _ONE_EPOCH, "GD205", 6)
+    assert after.splitlines()[4:7] == ["        optimizer.step()", "    scheduler.step()", "    print(epoch, loss.item())"]
+
+
+def test_a_batch_loop_in_a_function_that_may_not_be_one_epoch_keeps_its_scheduler(tmp_path):
+    # `def train(...)` may run every epoch in that loop (an iteration-count loop): where an epoch ends is not known.
+    assert _after_finding(tmp_path, _ONE_EPOCH.replace("train_one_epoch", "train"), "GD205", 6) is None

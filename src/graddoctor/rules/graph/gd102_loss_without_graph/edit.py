@@ -27,7 +27,17 @@ def edit(finding: Finding, src: Source) -> Change | None:
     if len(cuts) != 1:
         return None  # none, or several cuts on the line: which one was meant is not guessed
     node, new, what = cuts[0]
+    if _leaves_torch(src, node, line):
+        return None  # `.detach().cpu().numpy()`: the numpy copy cuts too (and numpy() refuses a tensor with a graph)
     return Change(what, {node: new})
+
+
+def _leaves_torch(src: Source, node: cst.CSTNode, line: cst.CSTNode) -> bool:
+    """What the cut's result goes on to become, on its line, is a number, a list or an array."""
+    while (node := src.parent(node)) is not None and node is not line:
+        if isinstance(node, cst.Call) and callee_name(node) in ("numpy", "tolist", "item", "float", "int"):
+            return True
+    return False
 
 
 def _uncut(src: Source, node: cst.CSTNode) -> tuple[cst.BaseExpression | None, str]:
