@@ -741,3 +741,29 @@ def test_an_epoch_scheduler_stepped_per_batch_in_a_one_epoch_function_moves_afte
 def test_a_batch_loop_in_a_function_that_may_not_be_one_epoch_keeps_its_scheduler(tmp_path):
     # `def train(...)` may run every epoch in that loop (an iteration-count loop): where an epoch ends is not known.
     assert _after_finding(tmp_path, _ONE_EPOCH.replace("train_one_epoch", "train"), "GD205", 6) is None
+
+
+_SEQUENTIAL_SOFTMAX = """\
+    model = nn.Sequential(
+        nn.Linear(20, 32),
+        nn.ReLU(),
+        nn.Linear(32, 4),
+        nn.Softmax(dim=1),
+    )
+    """
+
+
+def test_a_softmax_that_ends_a_sequential_is_removed_before_cross_entropy(tmp_path):
+    after = _after_finding(tmp_path, _SEQUENTIAL_SOFTMAX, "GD501", 5, evidence={"loss": "cross_entropy"})
+    assert after.splitlines()[3:5] == ["    nn.Linear(32, 4),", ")"]
+    after = _after_finding(tmp_path, _SEQUENTIAL_SOFTMAX, "GD501", 5, evidence={"loss": "nll_loss"})
+    assert after.splitlines()[4] == "    nn.LogSoftmax(dim=1),"
+
+
+def test_a_softmax_inside_a_sequential_is_not_removed(tmp_path):
+    # Not the last layer: what follows it was built for probabilities.
+    inside = _SEQUENTIAL_SOFTMAX.replace("nn.Softmax(dim=1),", "nn.Softmax(dim=1),\n    Calibrate(),")
+    assert _after_finding(tmp_path, inside, "GD501", 5, evidence={"loss": "cross_entropy"}) is None
+    # A sigmoid layer before CrossEntropyLoss is another mistake than the one the finding names.
+    sigmoid = _SEQUENTIAL_SOFTMAX.replace("nn.Softmax(dim=1)", "nn.Sigmoid()")
+    assert _after_finding(tmp_path, sigmoid, "GD501", 5, evidence={"loss": "cross_entropy"}) is None

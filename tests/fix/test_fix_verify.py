@@ -41,6 +41,7 @@ CASES = [
     ("gd209_amp.py", "GD209", False),
     ("gd211_eval_in_train_mode.py", "GD211", False),
     ("gd501_softmax_model.py", "GD501", True),
+    ("gd501_sequential_softmax.py", "GD501", False),
     ("gd502_repeated.py", "GD502", False),
     ("gd503_broadcast.py", "GD503", True),
     ("gd504_sorted.py", "GD504", False),
