@@ -767,3 +767,26 @@ def test_a_softmax_inside_a_sequential_is_not_removed(tmp_path):
     # A sigmoid layer before CrossEntropyLoss is another mistake than the one the finding names.
     sigmoid = _SEQUENTIAL_SOFTMAX.replace("nn.Softmax(dim=1)", "nn.Sigmoid()")
     assert _after_finding(tmp_path, sigmoid, "GD501", 5, evidence={"loss": "cross_entropy"}) is None
+
+
+_SEQUENTIAL_RELU = """\
+    class AnomalyNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.hidden = nn.Sequential(nn.Linear(5, 32), nn.ReLU())
+            self.output = nn.Sequential(nn.Linear(32, 1), nn.ReLU())
+
+        def forward(self, x):
+            return self.output(self.hidden(x))
+    """
+
+
+def test_a_dead_relu_that_ends_a_sequential_is_removed(tmp_path):
+    after = _after_finding(tmp_path, _SEQUENTIAL_RELU, "GD505", 5,
+                           evidence={"first_constant": "output.1", "first_constant_line": 5})
+    assert after.splitlines()[4] == "        self.output = nn.Sequential(nn.Linear(32, 1))"
+    # Near misses: the run named another layer (the hidden ReLU feeds more layers), or no layer at all.
+    assert _after_finding(tmp_path, _SEQUENTIAL_RELU, "GD505", 4,
+                          evidence={"first_constant": "hidden.1", "first_constant_line": 4}) is None
+    assert _after_finding(tmp_path, _SEQUENTIAL_RELU, "GD505", 5, evidence={"first_constant": "output.0",
+                                                                            "first_constant_line": 5}) is None

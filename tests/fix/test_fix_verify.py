@@ -45,6 +45,7 @@ CASES = [
     ("gd502_repeated.py", "GD502", False),
     ("gd503_broadcast.py", "GD503", True),
     ("gd504_sorted.py", "GD504", False),
+    ("gd505_sequential_relu_head.py", "GD505", True),
     ("gd506_lstm_batch_layout.py", "GD506", True),
 ]
 
