@@ -5,7 +5,10 @@ folder, run `graddoctor fix --write --json` there, then record which findings ca
 verified and were written, whether the written program still runs under plain python, and whether
 an added line is the expert's `fixed_line` (whitespace aside). Diffs go to the keep folder for review.
 
-Run: `PYTHONPATH=src python benchmarks/fix_blind.py [--blind DIR] [--jobs N] [--only SUBSTR] [--keep DIR]`.
+Run: `PYTHONPATH=src python benchmarks/fix_blind.py [--blind DIR] [--jobs N] [--only SUBSTR[,SUBSTR...]] [--slice A:B] [--keep DIR]`.
+`--slice 0:20` measures the manifest's buggy programs 0 to 19 only (the whole set takes long on a shared
+machine: run it in slices into the same keep folder, rows.jsonl collects them). `--near-misses` runs the
+correct programs instead: any edit offered or written there is harmful.
 """
 
 from __future__ import annotations
@@ -69,14 +72,23 @@ def one(entry: dict, blind: Path, keep: Path, timeout: float) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--blind", type=Path, default=Path("/work/wt/blind-lint/benchmarks/blind"))
+    parser.add_argument("--blind", type=Path, default=ROOT / "benchmarks" / "blind")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", default="")
+    parser.add_argument("--slice", default=":")
+    parser.add_argument("--near-misses", action="store_true")
     parser.add_argument("--keep", type=Path, default=None)
     parser.add_argument("--timeout", type=float, default=400)
     args = parser.parse_args()
     manifest = json.loads((args.blind / "MANIFEST.json").read_text())["programs"]
-    entries = [e for e in manifest if e.get("expect") and e.get("source_fix") and args.only in e["program"]]
+    if args.near_misses:
+        entries = [e for e in manifest if e.get("correct")]
+    else:
+        entries = [e for e in manifest if e.get("expect") and e.get("source_fix")]
+    wanted = args.only.split(",")  # "b05,b07": those programs only
+    entries = [e for e in entries if any(w in e["program"] for w in wanted)]
+    start, _, stop = args.slice.partition(":")
+    entries = entries[int(start) if start else None:int(stop) if stop else None]
     keep = args.keep or Path(tempfile.mkdtemp(prefix="fixblind-keep-"))
     keep.mkdir(parents=True, exist_ok=True)
     def measured(entry: dict) -> dict:
@@ -98,6 +110,14 @@ def main() -> None:
     print(f"\nprograms: {len(rows)}; with an edit offered: {offered}; with a verified edit written: {len(written)}; "
           f"written programs that run: {sum(bool(r['runs']) for r in written)}/{len(written)}; "
           f"written edits that are the expert's line: {sum(r['expert_line'] for r in written)}")
+    codes = sorted({c for r in rows for c in r["expect"]})
+    if codes:
+        print("\n| code | programs | edit offered | verified and written | written and runs |")
+        print("| --- | --- | --- | --- | --- |")
+        for code in codes:
+            mine = [r for r in rows if code in r["expect"]]
+            print(f"| {code} | {len(mine)} | {sum(bool(r['offered']) for r in mine)} | {sum(r['written'] for r in mine)} "
+                  f"| {sum(bool(r['runs']) for r in mine)} |")
     print(f"diffs kept in {keep}")
     json.dump(rows, open(keep / "rows.json", "w"), indent=1)
 

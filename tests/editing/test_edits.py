@@ -552,3 +552,261 @@ def test_hugging_face_checkpointing_gets_its_kwargs_unless_it_passes_some(tmp_pa
     # kwargs of its own (other settings, or built elsewhere): not rewritten by guess
     assert _after(tmp_path, "model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=ckpt)\n", ("GD113", 1)) is None
     assert _after(tmp_path, "h = checkpoint(block, h, **options)\n", ("GD113", 1)) is None
+
+
+_DETACHED_BRANCH = """\
+    import torch
+
+
+    def forward(self, v1, v2):
+        p1, p2 = self.predictor(self.online(torch.cat([v1, v2]))).detach().chunk(2)
+        return self.loss_fn(p1, v2) + self.loss_fn(p2, v1)
+    """
+
+
+def test_the_detach_on_the_cut_line_is_dropped(tmp_path):
+    after = _after_finding(tmp_path, _DETACHED_BRANCH, "GD102", 5)
+    assert after.splitlines()[4] == "    p1, p2 = self.predictor(self.online(torch.cat([v1, v2]))).chunk(2)"
+    after = _after_finding(tmp_path, "pred = model(x).data\nloss = crit(pred, y)\n", "GD102", 1)
+    assert after.splitlines()[0] == "pred = model(x)"
+
+
+def test_a_list_of_tensors_rewrapped_by_torch_tensor_is_stacked(tmp_path):
+    after = _after_finding(tmp_path, "scores = torch.tensor([model(q) for q in items])\n", "GD102", 1)
+    assert after == "scores = torch.stack([model(q) for q in items])\n"
+
+
+@pytest.mark.parametrize("line", [
+    "pred = model(x).argmax(1).float()",  # a non-differentiable op: its fix is another loss
+    "a, b = f(x).detach(), g(x).detach()",  # two cuts: which one was meant is not guessed
+    "w.data = model(x).detach()",  # a write through .data, and a second cut
+    "scores = torch.tensor([model(q) for q in items], dtype=torch.float64)",  # a choice made with the copy
+    "model(x).detach().backward()",  # not where a value is computed
+    "pred_np = out.detach().cpu().numpy()",  # the numpy copy cuts the graph too: its fix is a torch metric
+])
+def test_a_cut_that_is_not_plainly_one_detach_gets_no_edit(tmp_path, line):
+    assert _after_finding(tmp_path, line + "\n", "GD102", 1) is None
+
+
+@pytest.mark.parametrize("source,backward,expected", [
+    ('loss = crit(logits, y)\nloss = loss * mask\nloss.backward()\n', 3, "loss.mean().backward()"),
+    ('out = info_nce(z1, z2)\nout["loss"].backward()\n', 2, 'out["loss"].mean().backward()'),
+    ("outputs = model(ids)\noutputs.loss.backward()\n", 2, "outputs.loss.mean().backward()"),
+])
+def test_per_sample_loss_kept_in_a_masked_name_or_a_helpers_dict_is_averaged(tmp_path, source, backward, expected):
+    assert _after_finding(tmp_path, source, "GD103", backward).splitlines()[backward - 1] == expected
+
+
+@pytest.mark.parametrize("source,backward", [
+    ('out = model(x)\nout["logits"].backward()\n', 2),  # not a loss
+    ('out = model(x)\nout["losses"].backward()\n', 2),  # a collection of losses: summed or averaged?
+    ("loss = crit(logits, y)\nloss = model(x)\nloss.backward()\n", 3),  # reassigned from something else
+])
+def test_a_non_scalar_that_is_not_plainly_a_loss_is_not_averaged(tmp_path, source, backward):
+    assert _after_finding(tmp_path, source, "GD103", backward) is None
+
+
+_EXPERTS = """\
+    from torch import nn
+    class MoE(nn.Module):
+        def __init__(self, names):
+            super().__init__()
+            experts = {}
+            for name in names:
+                experts[name] = nn.Linear(8, 8)
+            self.experts = experts
+    """
+
+
+def test_a_dict_of_layers_built_in_a_local_is_registered_where_it_is_assigned(tmp_path):
+    after = _after_finding(tmp_path, _EXPERTS, "GD105", 8)
+    assert after.splitlines()[7] == "        self.experts = nn.ModuleDict(experts)"
+    # Near misses: a container passed in (what it holds is not in this file), a local assigned twice.
+    passed = _EXPERTS.replace("experts = {}\n", "").replace("for name in names:\n", "").replace(
+        "            experts[name] = nn.Linear(8, 8)\n", "").replace("(self, names)", "(self, experts)")
+    assert _after_finding(tmp_path, passed, "GD105", passed.count("\n")) is None
+    twice = _EXPERTS.replace("        self.experts = experts", "        experts = dict(experts)\n        self.experts = experts")
+    assert _after_finding(tmp_path, twice, "GD105", 9) is None
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("gate *= feature_mask", "gate = gate * feature_mask"),
+    ("h += a + b", "h = h + (a + b)"),
+    ("out.add_(identity)", "out = out.add(identity)"),
+    ("x.relu_()", "x = x.relu()"),
+])
+def test_an_in_place_change_of_a_saved_tensor_is_made_out_of_place(tmp_path, line, expected):
+    assert _after_finding(tmp_path, line + "\n", "GD108", 1) == expected + "\n"
+
+
+@pytest.mark.parametrize("line", ["x[mask] = 0", "self.state += delta", "x.fill_diagonal_(0)", "x.copy_(y)"])
+def test_an_in_place_write_others_may_see_gets_no_out_of_place_edit(tmp_path, line):
+    assert _after_finding(tmp_path, line + "\n", "GD108", 1) is None
+
+
+_MANUAL_STEP = """\
+    import torch
+
+
+    def step(params, lr):
+        for param in params:
+            param -= lr * param.grad
+            param.grad.zero_()
+    """
+
+
+def test_a_manual_update_of_a_leaf_runs_under_no_grad(tmp_path):
+    after = _after_finding(tmp_path, _MANUAL_STEP, "GD109", 6)
+    assert after.splitlines()[5:8] == ["        with torch.no_grad():", "            param -= lr * param.grad",
+                                       "        param.grad.zero_()"]
+
+
+@pytest.mark.parametrize("source,line", [
+    (_MANUAL_STEP.replace("param -= lr * param.grad", "param.data -= lr * param.grad"), 6),  # through .data
+    ("import torch\n\n\nclass M:\n    def forward(self, x):\n        self.w.mul_(x)\n", 6),  # part of the model's computation
+    (_MANUAL_STEP.replace("import torch", "from torch import no_grad"), 6),  # `torch` is not a name in the file
+])
+def test_an_in_place_op_that_is_not_a_plain_update_gets_no_no_grad(tmp_path, source, line):
+    assert _after_finding(tmp_path, source, "GD109", line) is None
+
+
+_DECORATED_STEP = """\
+    import torch
+
+
+    # one optimisation step
+    @torch.no_grad()
+    def train_step(model, opt, x, y):
+        loss = crit(model(x), y)
+        loss.backward()
+        opt.step()
+    """
+
+
+def test_a_no_grad_decorator_on_the_function_that_builds_the_loss_is_removed(tmp_path):
+    after = _after_finding(tmp_path, _DECORATED_STEP, "GD110", 5)
+    assert after.splitlines()[2:6] == ["", "# one optimisation step", "def train_step(model, opt, x, y):",
+                                       "    loss = crit(model(x), y)"]
+    inference = _DECORATED_STEP.replace("@torch.no_grad()", "@torch.inference_mode()")
+    assert "inference_mode" not in _after_finding(tmp_path, inference, "GD110", 5)
+
+
+@pytest.mark.parametrize("decorator", ["@torch.set_grad_enabled(False)", "@torch.inference_mode(mode=True)",
+                                       "@functools.cache"])
+def test_a_decorator_that_is_not_plainly_grad_mode_off_is_kept(tmp_path, decorator):
+    assert _after_finding(tmp_path, _DECORATED_STEP.replace("@torch.no_grad()", decorator), "GD110", 5) is None
+
+
+_CACHED = """\
+    import torch
+
+    with torch.inference_mode():
+        features = encoder(raw)
+
+    for x, y in batches(features):
+        loss = crit(head(x), y)
+        loss.backward()
+    """
+
+
+def test_cached_features_are_made_under_no_grad_instead_of_inference_mode(tmp_path):
+    after = _after_finding(tmp_path, _CACHED, "GD112", 7)
+    assert after.splitlines()[2] == "with torch.no_grad():"
+    # Near miss: two places enter inference mode; which one made the tensor is not guessed.
+    twice = _CACHED + "\n@torch.inference_mode()\ndef predict(x):\n    return head(x)\n"
+    assert _after_finding(tmp_path, twice, "GD112", 7) is None
+
+
+_CLIP_IN_IF = """\
+    for x, y in loader:
+        optimizer.zero_grad()
+        if grad_clip > 0:
+            nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    """
+
+
+def test_a_clip_under_its_config_condition_moves_with_the_condition(tmp_path):
+    after = _after_finding(tmp_path, _CLIP_IN_IF, "GD206", 4)
+    assert after.splitlines()[1:7] == ["    optimizer.zero_grad()", "    loss = criterion(model(x), y)", "    loss.backward()",
+                                       "    if grad_clip > 0:",
+                                       "        nn.utils.clip_grad_norm_(model.parameters(), grad_clip)",
+                                       "    optimizer.step()"]
+
+
+def test_a_clip_under_a_condition_on_the_step_itself_gets_no_edit(tmp_path):
+    # Moved past `loss = ...`, `if loss > 10` would read another loss than it did.
+    source = _CLIP_IN_IF.replace("if grad_clip > 0:", "if loss > 10:")
+    assert _after_finding(tmp_path, source, "GD206", 4) is None
+
+
+_ONE_EPOCH = """\
+    def train_one_epoch(epoch):
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+        print(epoch, loss.item())
+    """
+
+
+def test_an_epoch_scheduler_stepped_per_batch_in_a_one_epoch_function_moves_after_its_loop(tmp_path):
+    after = _after_finding(tmp_path, _ONE_EPOCH, "GD205", 6)
+    assert after.splitlines()[4:7] == ["        optimizer.step()", "    scheduler.step()", "    print(epoch, loss.item())"]
+
+
+def test_a_batch_loop_in_a_function_that_may_not_be_one_epoch_keeps_its_scheduler(tmp_path):
+    # `def train(...)` may run every epoch in that loop (an iteration-count loop): where an epoch ends is not known.
+    assert _after_finding(tmp_path, _ONE_EPOCH.replace("train_one_epoch", "train"), "GD205", 6) is None
+
+
+_SEQUENTIAL_SOFTMAX = """\
+    model = nn.Sequential(
+        nn.Linear(20, 32),
+        nn.ReLU(),
+        nn.Linear(32, 4),
+        nn.Softmax(dim=1),
+    )
+    """
+
+
+def test_a_softmax_that_ends_a_sequential_is_removed_before_cross_entropy(tmp_path):
+    after = _after_finding(tmp_path, _SEQUENTIAL_SOFTMAX, "GD501", 5, evidence={"loss": "cross_entropy"})
+    assert after.splitlines()[3:5] == ["    nn.Linear(32, 4),", ")"]
+    after = _after_finding(tmp_path, _SEQUENTIAL_SOFTMAX, "GD501", 5, evidence={"loss": "nll_loss"})
+    assert after.splitlines()[4] == "    nn.LogSoftmax(dim=1),"
+
+
+def test_a_softmax_inside_a_sequential_is_not_removed(tmp_path):
+    # Not the last layer: what follows it was built for probabilities.
+    inside = _SEQUENTIAL_SOFTMAX.replace("nn.Softmax(dim=1),", "nn.Softmax(dim=1),\n    Calibrate(),")
+    assert _after_finding(tmp_path, inside, "GD501", 5, evidence={"loss": "cross_entropy"}) is None
+    # A sigmoid layer before CrossEntropyLoss is another mistake than the one the finding names.
+    sigmoid = _SEQUENTIAL_SOFTMAX.replace("nn.Softmax(dim=1)", "nn.Sigmoid()")
+    assert _after_finding(tmp_path, sigmoid, "GD501", 5, evidence={"loss": "cross_entropy"}) is None
+
+
+_SEQUENTIAL_RELU = """\
+    class AnomalyNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.hidden = nn.Sequential(nn.Linear(5, 32), nn.ReLU())
+            self.output = nn.Sequential(nn.Linear(32, 1), nn.ReLU())
+
+        def forward(self, x):
+            return self.output(self.hidden(x))
+    """
+
+
+def test_a_dead_relu_that_ends_a_sequential_is_removed(tmp_path):
+    after = _after_finding(tmp_path, _SEQUENTIAL_RELU, "GD505", 5,
+                           evidence={"first_constant": "output.1", "first_constant_line": 5})
+    assert after.splitlines()[4] == "        self.output = nn.Sequential(nn.Linear(32, 1))"
+    # Near misses: the run named another layer (the hidden ReLU feeds more layers), or no layer at all.
+    assert _after_finding(tmp_path, _SEQUENTIAL_RELU, "GD505", 4,
+                          evidence={"first_constant": "hidden.1", "first_constant_line": 4}) is None
+    assert _after_finding(tmp_path, _SEQUENTIAL_RELU, "GD505", 5, evidence={"first_constant": "output.0",
+                                                                            "first_constant_line": 5}) is None

@@ -19,24 +19,34 @@ PROGRAMS = Path(__file__).parent / "programs"
 # its start and to under half of where the original run ended (when the original had a loss at all)
 CASES = [
     ("gd101_item_loss.py", "GD101", True),
+    ("gd102_detached_prediction.py", "GD102", True),
+    ("gd103_masked_token_loss.py", "GD103", True),
     ("gd105_plain_list.py", "GD105", True),
     ("gd106_new_head.py", "GD106", False),
     ("gd107_gru_state.py", "GD107", False),
+    ("gd108_gated_features.py", "GD108", True),
+    ("gd109_manual_update.py", "GD109", True),
     ("gd110_no_grad_loss.py", "GD110", True),
+    ("gd110_no_grad_train_step.py", "GD110", True),
+    ("gd112_cached_embeddings.py", "GD112", True),
     ("gd113_frozen_embedding_checkpoint.py", "GD113", False),
     ("gd201_regression.py", "GD201", True),
     ("gd202_regression.py", "GD202", True),
     ("gd203_regression.py", "GD203", True),
     ("gd205_steplr_per_batch.py", "GD205", True),
+    ("gd205_steplr_in_one_epoch_function.py", "GD205", False),
     ("gd206_regression.py", "GD206", False),
+    ("gd206_clip_in_config_if.py", "GD206", False),
     ("gd207_running_total.py", "GD207", False),
     ("gd208_eval_then_train.py", "GD208", False),
     ("gd209_amp.py", "GD209", False),
     ("gd211_eval_in_train_mode.py", "GD211", False),
     ("gd501_softmax_model.py", "GD501", True),
+    ("gd501_sequential_softmax.py", "GD501", False),
     ("gd502_repeated.py", "GD502", False),
     ("gd503_broadcast.py", "GD503", True),
     ("gd504_sorted.py", "GD504", False),
+    ("gd505_sequential_relu_head.py", "GD505", True),
     ("gd506_lstm_batch_layout.py", "GD506", True),
 ]
 
@@ -45,7 +55,7 @@ def _added_lines(diff: str) -> list[str]:
     return [line[1:] for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++")]
 
 
-@pytest.mark.parametrize("program,code,learns", CASES, ids=[c[1] for c in CASES])
+@pytest.mark.parametrize("program,code,learns", CASES, ids=[c[0].removesuffix(".py") for c in CASES])
 def test_edit_verifies_then_is_written_once(program, code, learns, graddoctor_cli):
     target = graddoctor_cli.path / "train.py"
     shutil.copy(PROGRAMS / program, target)

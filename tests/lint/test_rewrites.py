@@ -38,3 +38,24 @@ def test_diff_shows_and_changes_nothing(lint_cli):
     assert "+        total_loss += loss.item()\n" in ran.stdout
     assert target.read_text() == (FIX / "total_item.in.py").read_text()
     assert ran.returncode == 1  # the problem is still there
+
+
+@pytest.mark.parametrize("broken,why", [
+    ("total_loss += loss)", "would not compile"),  # the rewrite breaks the syntax
+    ("total_loss += loss ", "1 more GD207 finding"),  # the rewrite leaves the problem where it was
+    ("total_loss += loss.item().backward()", "1 more GD101 finding"),  # the rewrite makes a new problem
+])
+def test_a_rewrite_that_is_not_proven_is_not_written(tmp_path, monkeypatch, capsys, broken, why):
+    # lint cannot run the program: it proves a rewrite by checking the rewritten file again before writing it.
+    from graddoctor.cli import main
+    from graddoctor.lint import rewrites
+
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / "train.py"
+    shutil.copy(FIX / "total_item.in.py", target)
+    original = target.read_text()
+    monkeypatch.setattr(rewrites, "apply", lambda source, fixes: source.replace("total_loss += loss", broken))
+    assert main(["lint", "--fix", "train.py"]) == 1
+    err = capsys.readouterr().err
+    assert "train.py: not fixed: " in err and why in err, err
+    assert target.read_text() == original

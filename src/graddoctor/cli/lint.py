@@ -95,7 +95,7 @@ def lint_command(argv: list[str]) -> int:
         if code is not None:
             return code
     if fixing:
-        findings = _fix(results, findings, write=opts.fix and not opts.diff)
+        findings = _fix(results, findings, write=opts.fix and not opts.diff, select=selection)
     findings = sort_findings(findings)
     if fixing and opts.format == "json" and findings:
         # Planning edits parses every file with findings again: only when edits are asked for.
@@ -150,8 +150,9 @@ def _load_config(opts) -> config_mod.Config:
     return config_mod.load(first if first.exists() else Path.cwd())
 
 
-def _fix(results, findings, write: bool):
-    """Apply (or show) fixes; findings that were fixed are no longer reported."""
+def _fix(results, findings, write: bool, select=None):
+    """Apply (or show) fixes; findings that were fixed are no longer reported. A file is written only when
+    its rewrite is proven (`rewrites.unproven`); otherwise one line says why and it is left as it was."""
     from graddoctor.lint import rewrites
 
     fixed_ids: set[int] = set()
@@ -162,9 +163,15 @@ def _fix(results, findings, write: bool):
         if after == result.source:
             continue
         if write:
+            applied = {id(fx) for fx in rewrites.chosen([fx for _, fx in result.fixes])}
+            fixed = [f for f, fx in result.fixes if id(fx) in applied]
+            why = rewrites.unproven(result.path, result.findings, fixed, after, select)
+            if why is not None:
+                print(f"graddoctor lint: {result.path}: not fixed: {why}", file=sys.stderr)
+                continue
             Path(result.path).write_text(after, encoding="utf-8")
-            fixed_ids.update(id(f) for f, _ in result.fixes)
-            print(f"fixed {len(result.fixes)} problem(s) in {result.path}", file=sys.stderr)
+            fixed_ids.update(id(f) for f in fixed)
+            print(f"fixed {len(fixed)} problem(s) in {result.path}", file=sys.stderr)
         else:
             sys.stdout.write(rewrites.diff(result.path, result.source, after))
     return [f for f in findings if id(f) not in fixed_ids]

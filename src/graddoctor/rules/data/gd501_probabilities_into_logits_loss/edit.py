@@ -1,6 +1,7 @@
 """GD501: give the loss what it expects: the `softmax`/`sigmoid` that `CrossEntropyLoss` / `BCEWithLogitsLoss`
 apply themselves is dropped from the line that applied it; before `NLLLoss` the `softmax` becomes `log_softmax`
-(an `nn.Softmax` module becomes `nn.LogSoftmax`)."""
+(an `nn.Softmax` module becomes `nn.LogSoftmax`). An `nn.Softmax`/`nn.Sigmoid` that ends an `nn.Sequential`
+is removed from it (before `NLLLoss`: `nn.LogSoftmax`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ def edit(finding: Finding, src: Source) -> Change | None:
     loss = (finding.evidence or {}).get("loss")
     if loss not in ("cross_entropy", "nll_loss", "binary_cross_entropy_with_logits"):
         return None  # the run did not say which loss got the values: the right edit depends on it
+    tail = _sequential_tail(src, finding.line)
+    if tail is not None:
+        return _drop_tail(src, *tail, loss)
     candidates = [(c, kind) for c in src.calls_at(finding.line) if (kind := _squash_of(src, c)) is not None]
     if len(candidates) != 1:
         return None
@@ -28,6 +32,36 @@ def edit(finding: Finding, src: Source) -> Change | None:
     if scores is None:
         return None
     return Change(f"pass the scores `{src.code(scores)}` without `{kind}`", {call: scores})
+
+
+def _sequential_tail(src: Source, line: int | None) -> tuple[cst.Call, cst.Call] | None:
+    """(the `nn.Sequential(...)` call, its last layer) when the layer on `line` is an `nn.Softmax(...)` /
+    `nn.Sigmoid()` written as the last argument of that Sequential."""
+    for layer in src.calls_at(line):
+        if callee_name(layer) not in _MODULES:
+            continue
+        arg = src.parent(layer)
+        sequential = src.parent(arg) if isinstance(arg, cst.Arg) else None
+        if isinstance(sequential, cst.Call) and callee_name(sequential) == "Sequential" and sequential.args[-1] is arg \
+                and arg.keyword is None and not arg.star and len(sequential.args) > 1:
+            return sequential, layer
+    return None
+
+
+def _drop_tail(src: Source, sequential: cst.Call, layer: cst.Call, loss: str) -> Change | None:
+    kind = _MODULES[callee_name(layer)]
+    if loss == "nll_loss":
+        if kind != "softmax" or not isinstance(layer.func, cst.Attribute):
+            return None
+        return Change("end the model with `LogSoftmax`: NLLLoss expects log-probabilities",
+                      {layer.func: layer.func.with_changes(attr=cst.Name("LogSoftmax"))})
+    if (kind == "softmax") != (loss == "cross_entropy"):
+        return None
+    args = list(sequential.args)
+    # The new last layer ends as the removed one did (its trailing comma and the line break before `)`).
+    args[-2] = args[-2].with_changes(comma=args[-1].comma)
+    return Change(f"end the model without `{src.code(layer)}`: the loss applies it itself",
+                  {sequential: sequential.with_changes(args=args[:-1])})
 
 
 def _squash_of(src: Source, call: cst.Call):

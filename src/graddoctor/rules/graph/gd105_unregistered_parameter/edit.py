@@ -1,5 +1,6 @@
-"""GD105: register what the model holds: a plain list/dict of layers becomes `nn.ModuleList`/`nn.ModuleDict`,
-a tensor attribute created with `requires_grad=True` becomes an `nn.Parameter`."""
+"""GD105: register what the model holds: a plain list/dict of layers becomes `nn.ModuleList`/`nn.ModuleDict`
+(also one built in a local first: `self.experts = experts` becomes `nn.ModuleDict(experts)`), a tensor attribute
+created with `requires_grad=True` becomes an `nn.Parameter`."""
 
 from __future__ import annotations
 
@@ -17,12 +18,13 @@ def edit(finding: Finding, src: Source) -> Change | None:
     if not isinstance(assign, (cst.Assign, cst.AnnAssign)) or assign.value is None:
         return None
     value, nn = assign.value, nn_prefix(src)
-    if isinstance(value, (cst.List, cst.ListComp, cst.Dict, cst.DictComp)):
+    built = _local_container(src, assign, value) if isinstance(value, cst.Name) else (assign, value)
+    if built is not None and isinstance(built[1], (cst.List, cst.ListComp, cst.Dict, cst.DictComp)):
         # nn.ModuleList([nn.Parameter(...)]) raises TypeError: Parameters go to a ParameterList
-        held = _elements(src, assign, value)
+        held = _elements(src, *built)
         if held is None:
             return None
-        kind = "List" if isinstance(value, (cst.List, cst.ListComp)) else "Dict"
+        kind = "List" if isinstance(built[1], (cst.List, cst.ListComp)) else "Dict"
         wrapper = f"{nn}.{held}{kind}"
     elif isinstance(value, cst.Call) and _requires_grad(value) is not None:
         kept = [a for a in value.args if a is not _requires_grad(value)]
@@ -34,6 +36,19 @@ def edit(finding: Finding, src: Source) -> Change | None:
     else:
         return None
     return Change(f"wrap it in `{wrapper}`", {value: cst.Call(func=expression(wrapper), args=[cst.Arg(value)])})
+
+
+def _local_container(src: Source, assign: cst.CSTNode, name: cst.Name) -> tuple[cst.CSTNode, cst.BaseExpression] | None:
+    """(its assignment, the literal) of the local `name` when the function assigns it once, from a list or dict
+    literal, before `assign`; None otherwise (a parameter, a name assigned twice: what it holds is not plain)."""
+    scope = src.enclosing(assign, cst.FunctionDef)
+    if scope is None:
+        return None
+    found = [a for a in src.nodes(cst.Assign) if src.enclosing(a, cst.FunctionDef) is scope
+             and any(isinstance(t.target, cst.Name) and t.target.value == name.value for t in a.targets)]
+    if len(found) != 1 or src.lines_of(found[0])[0] >= src.lines_of(assign)[0]:
+        return None
+    return found[0], found[0].value
 
 
 def _requires_grad(call: cst.Call) -> cst.Arg | None:
@@ -54,6 +69,9 @@ def _elements(src: Source, assign: cst.CSTNode, value: cst.BaseExpression) -> st
         texts += [src.code(c.args[-1].value) for c in src.nodes(cst.Call)
                   if isinstance(c.func, cst.Attribute) and c.func.attr.value in ("append", "insert") and c.args
                   and src.code(c.func.value) in names]
+        # `experts[name] = nn.Sequential(...)`: what a dict is filled with
+        texts += [src.code(a.value) for a in src.nodes(cst.Assign) for t in a.targets
+                  if isinstance(t.target, cst.Subscript) and src.code(t.target.value) in names]
     calls = [n for text in texts for n in _called(text)]
     params = [n for n in calls if n == "Parameter"]
     modules = [n for n in calls if n != "Parameter" and n[:1].isupper()]

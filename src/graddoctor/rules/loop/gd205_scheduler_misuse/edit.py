@@ -1,5 +1,7 @@
 """GD205: step the scheduler where its schedule counts: an epoch scheduler stepped inside the batch loop moves
-to just after that loop (once per epoch); a scheduler stepped before the optimizer moves after the optimizer's step."""
+to just after that loop (once per epoch), where an epoch loop holds the batch loop in the same function or the
+batch loop is the body of a function that trains one epoch (`def train_one_epoch(...)`); a scheduler stepped
+before the optimizer moves after the optimizer's step."""
 
 from __future__ import annotations
 
@@ -24,8 +26,16 @@ def edit(finding: Finding, src: Source) -> Change | None:
         return Change("step the scheduler after the optimizer", {stmt: cst.RemoveFromParent(), later_step: after(moved)})
     inner = src.enclosing(stmt, (cst.For, cst.While))
     outer = src.enclosing(inner, (cst.For, cst.While)) if inner is not None else None
-    if outer is None or src.enclosing(stmt, (cst.FunctionDef, cst.ClassDef)) is not src.enclosing(outer, (cst.FunctionDef, cst.ClassDef)):
+    function = src.enclosing(stmt, (cst.FunctionDef, cst.ClassDef))
+    if inner is None or (outer is None or function is not src.enclosing(outer, (cst.FunctionDef, cst.ClassDef))) \
+            and not _one_epoch(src, function, inner):
         return None  # no epoch loop around the batch loop in the same function: where an epoch ends is not known
     if src.parent(src.parent(stmt)) is not inner:
         return None  # under an `if` in the batch loop: a schedule already chosen on purpose
     return Change("step the scheduler once per epoch, after the batch loop", {stmt: cst.RemoveFromParent(), inner: after(moved)})
+
+
+def _one_epoch(src: Source, function: cst.CSTNode | None, loop: cst.CSTNode) -> bool:
+    """`def train_one_epoch(...)` whose own body holds the batch loop: the function's end is the epoch's end."""
+    return isinstance(function, cst.FunctionDef) and "epoch" in function.name.value.lower() \
+        and src.parent(src.parent(loop)) is function
