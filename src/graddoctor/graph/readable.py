@@ -22,22 +22,30 @@ _is_wrapped = getattr(_functorch, "is_functorch_wrapped_tensor", None)
 _is_functional = getattr(torch, "_is_functional_tensor", None)
 
 
+_plain_types: dict[type, bool] = {Tensor: True, torch.nn.Parameter: True}  # a class's answer never changes
+
+
 def _plain_type(cls: type) -> bool:
     """Tensor, Parameter, Buffer and subclasses that override neither torch hook."""
-    if cls is Tensor or cls is torch.nn.Parameter:
-        return True
-    function = getattr(cls.__torch_function__, "__func__", cls.__torch_function__)
-    return function in _PLAIN_FUNCTION and cls.__torch_dispatch__ is _PLAIN_DISPATCH
+    found = _plain_types.get(cls)
+    if found is None:
+        function = getattr(cls.__torch_function__, "__func__", cls.__torch_function__)
+        found = function in _PLAIN_FUNCTION and cls.__torch_dispatch__ is _PLAIN_DISPATCH
+        if len(_plain_types) < 256:  # classes made at run time: keep memory flat
+            _plain_types[cls] = found
+    return found
 
 
 def has_values(t: object) -> bool:
     """Whether `t` is a tensor whose elements can be read without running anyone's code and
     without touching freed memory (False also for a tensor with no elements)."""
+    # Called on the hot path (the loss of every backward): no torch.device object is made,
+    # and a contiguous view's extent is its element count.
     if not isinstance(t, Tensor) or not _plain_type(type(t)):
         return False
     if t.layout is not torch.strided or t.is_nested or t.is_quantized or t.is_meta:
         return False
-    if t.device.type not in ("cpu", "cuda", "xpu", "mps"):
+    if not (t.is_cpu or t.is_cuda or t.is_xpu or t.is_mps):
         return False
     if (_is_wrapped is not None and _is_wrapped(t)) or (_is_functional is not None and _is_functional(t)):
         return False
@@ -50,8 +58,11 @@ def has_values(t: object) -> bool:
         return False
     # The last element the tensor's view reaches must lie inside its storage: a storage
     # freed (resized to 0) or shrunk under it is not read.
-    last = t.storage_offset() + sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride()))
-    return storage.data_ptr() != 0 and storage.nbytes() >= (last + 1) * t.element_size()
+    if t.is_contiguous():
+        span = numel - 1
+    else:
+        span = sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride()))
+    return storage.data_ptr() != 0 and storage.nbytes() >= (t.storage_offset() + span + 1) * t.element_size()
 
 
 def readable(tensors) -> list[Tensor]:

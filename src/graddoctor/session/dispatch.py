@@ -32,20 +32,17 @@ def _depth(kind: str) -> int:
     return getattr(_state, kind, 0)
 
 
-class _Nested:
-    """Counts nesting per kind, so that SequentialLR stepping its children, or
-    GradScaler.step calling unscale_, is reported once, as the user's call."""
+# Nesting is counted per kind, so that SequentialLR stepping its children, or GradScaler.step
+# calling unscale_, is reported once, as the user's call. Two plain calls rather than a context
+# manager made per call: that object was a visible part of a sub-millisecond step.
+def _enter(kind: str) -> bool:
+    depth = getattr(_state, kind, 0)
+    setattr(_state, kind, depth + 1)
+    return depth == 0
 
-    def __init__(self, kind: str):
-        self.kind = kind
 
-    def __enter__(self) -> bool:
-        depth = _depth(self.kind)
-        setattr(_state, self.kind, depth + 1)
-        return depth == 0
-
-    def __exit__(self, *exc) -> None:
-        setattr(_state, self.kind, _depth(self.kind) - 1)
+def _leave(kind: str) -> None:
+    setattr(_state, kind, getattr(_state, kind, 0) - 1)
 
 
 manual = ManualSteps(lambda: list(_sessions), lambda: getattr(_state, "stepping", None))
@@ -126,7 +123,8 @@ def _declare_backward() -> None:
             if not _sessions or _depth("backward"):
                 return original(tensors, grad_tensors, retain_graph, create_graph, *args, **kwargs)
             manual.end()
-            with _Nested("backward"):
+            _enter("backward")
+            try:
                 event = BackwardEvent(
                     loss=tensors,
                     where=user_location(sys._getframe(1)),
@@ -147,12 +145,15 @@ def _declare_backward() -> None:
                     raise
                 for session in list(_sessions):
                     session.after_backward(event)
-                _guarded(lambda: manual.after_backward(tensors))
+                if not manual.real_stepped:  # after a real step the manual-step tracker is done for good
+                    _guarded(lambda: manual.after_backward(tensors))
                 # Observers may keep the event (its line); they must not keep the loss,
                 # or its graph would outlive the iteration (and be reported as GD207).
                 event.loss = None
                 event.extra = {}
                 return result
+            finally:
+                _leave("backward")
 
         return backward
 
@@ -192,7 +193,8 @@ def _register_step_hooks() -> None:
         current = getattr(_state, "stepping", None)
         if current is not None and current is not optimizer:
             return None
-        _guarded(manual.real_step)
+        if not manual.settled:
+            _guarded(manual.real_step)
         _state.stepping = optimizer
         _state.step_begun = False
         where = user_location(sys._getframe(1))
@@ -259,8 +261,11 @@ def _method_wrapper(kind: str, method: str, skip_callers: tuple[str, ...] = ()) 
             if not _sessions:
                 return original(self, *args, **kwargs)
             caller = sys._getframe(1).f_code.co_name
-            with _Nested(kind) as outermost:
+            outermost = _enter(kind)
+            try:
                 result = original(self, *args, **kwargs)
+            finally:
+                _leave(kind)
             if outermost and caller not in skip_callers:
                 _call_event(kind, method, self, args, kwargs, result)
             return result
@@ -275,8 +280,11 @@ def _function_wrapper(kind: str, method: str) -> Callable:
         def wrapper(*args, **kwargs):
             if not _sessions:
                 return original(*args, **kwargs)
-            with _Nested(kind) as outermost:
+            outermost = _enter(kind)
+            try:
                 result = original(*args, **kwargs)
+            finally:
+                _leave(kind)
             if outermost:
                 _call_event(kind, method, None, args, kwargs, result)
             return result

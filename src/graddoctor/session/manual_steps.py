@@ -86,6 +86,12 @@ class ManualSteps:
     def installed(self) -> bool:
         return instrumentation.active(OWNER)
 
+    @property
+    def settled(self) -> bool:
+        """A real optimizer stepped and no manual step is in progress: `after_backward` and
+        `real_step` have nothing left to do (dispatch skips calling them on the hot path)."""
+        return self.real_stepped and not self._pending
+
     # --- events from dispatch -------------------------------------------------------------
 
     def after_backward(self, loss) -> None:
