@@ -60,6 +60,26 @@ class GraphObserver(Observer):
         if event.index >= self._walk_until and event.index % self.walk_every:
             return
         self.walked += 1
+        try:
+            self._walk(event)
+        finally:
+            if self.walked == self.walk_first:
+                self._ask_for_a_deep_step()
+
+    def _ask_for_a_deep_step(self) -> None:
+        """When the first walks leave trainable parameters of an optimizer unreached, ask deep mode
+        (dormant under a plain `watch()`) to record one step: the cut it names tells a frozen
+        teacher whose output only fed the loss as a target (by design) from a cut training path."""
+        if self.cut_source is None:
+            return
+        reached = self._reached
+        for record in self.session.optimizers():
+            if any(p.requires_grad and id(p) not in reached for p in record.params()):
+                self.session.consult(self.cut_source,
+                                     lambda deep: deep.on_deep_request("parameters without gradient"), False)
+                return
+
+    def _walk(self, event: BackwardEvent) -> None:
         tensors = event.loss if isinstance(event.loss, (list, tuple)) else [event.loss]
         has_gradient = event.extra.get("gradient") is not None
         for loss in tensors:

@@ -90,6 +90,7 @@ class ProvenanceObserver(ExplainsErrors, Observer):
         self._last_backward: BackwardEvent | None = None
         self.escalation: str | None = None  # None, "pending", "open" or "done": once per session
         self.escalation_reason = ""
+        self._requested: set[str] = set()  # the reasons a deep step was asked for: each once
         self._ever_active = False
         self._versions: list[tuple[torch.Tensor, int]] = []  # params of the step under way, with versions
 
@@ -157,8 +158,11 @@ class ProvenanceObserver(ExplainsErrors, Observer):
     # --- escalation: one deep step after a NaN/Inf ---------------------------------------------
 
     def on_deep_request(self, reason: str, where=None) -> bool:
-        if self.escalation is not None:
+        """Record the next step deeply; once per reason (a NaN/Inf, parameters without gradient),
+        never while a window is pending or open."""
+        if self.escalation in ("pending", "open") or reason in self._requested:
             return False
+        self._requested.add(reason)
         self.escalation, self.escalation_reason = "pending", reason
         return True
 
