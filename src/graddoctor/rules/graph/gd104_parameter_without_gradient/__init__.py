@@ -57,10 +57,10 @@ nothing and are never named.
 An error only when these parameters had `grad` None at every observed backward *and* at every checked
 step of their optimizer (a gradient set by hand, `p.grad = g` as first-order MAML does with its adapted
 copies, trains them too), and either a cut that fed trained layers separated them from the loss, or no
-cut is known and they hold at least 1% of their model's trainable values. Information instead: parameters
-behind a value that reached the loss only as a target (see GD110's frozen teacher), or a sliver of the
-model that no backward reached (an embedding defined and never called). The `evidence` records the
-counts, the model share, the cut and the backward passes and steps looked at.
+cut is known (an unused branch, however small: a forgotten auxiliary head is a sliver of a large model).
+Information instead: parameters behind a value that reached the loss only as a target (see GD110's
+frozen teacher). The `evidence` records the counts, the share of their model the parameters hold, the
+cut and the backward passes and steps looked at.
 
 ## Known problems
 A parameter used only on some steps (a head trained on alternate batches) is reported only if no observed step reached it; run longer, or ignore the finding.

@@ -44,11 +44,6 @@ def without_gradient(
     return out
 
 
-# Below this share of their model's trainable values, parameters without gradient (and without a
-# cut that explains them) are reported as info: the model trains nearly whole.
-SMALL_SHARE = 0.01
-
-
 def _share_of_models(index: ModelIndex, params: list[torch.Tensor]) -> float:
     """The share of the trainable values of the models owning `params` that `params` hold."""
     owners = {index.owner.get(id(p)) for p in params}
@@ -107,15 +102,9 @@ def _without_gradient(
     phrase = f"{name_list(shown)} ({plural(len(missing), 'trainable parameter')})"
     message = f"{phrase} received no gradient from the loss: their .grad stays None and the optimizer never changes them."
     if cut is None:
+        # An unused branch stays an error however small (SPEC: a forgotten auxiliary head is a sliver
+        # of a large model); its share of the model is recorded as evidence for the reader.
         share = _share_of_models(index, missing)
-        if share < SMALL_SHARE:
-            # A sliver of the model (an embedding defined and never called): the model the loss
-            # trains is all but whole, so there is no sign of harm; worth knowing, not an error.
-            return make(
-                "GD104", message + f" They hold {share:.2%} of their model's trainable values: the rest trains "
-                "without them.", hint="Remove them if nothing uses them, or freeze them with `requires_grad_(False)`.",
-                severity=Severity.INFO, subjects=names, step=step, related=related, evidence={"model_share": share},
-                **where.shown())
         return make("GD104", message, subjects=names, step=step, related=related, evidence={"model_share": share},
                     **where.shown())
     back = related_at(cut.backward or where, "backward() called here")
