@@ -92,6 +92,7 @@ class _Fixing:
         """The fix objects of `fixes` (by the id of the planned finding) with what the re-run proved."""
         from graddoctor.fix.losses import ends, line_losses
         from graddoctor.editing.plan import plan
+        from graddoctor.fix.attach import fix_object
         from graddoctor.fix.verify import judge, run_edited
 
         steps = self.outcome.report.steps_observed or 0
@@ -114,8 +115,8 @@ class _Fixing:
             self.plan = plan(passed, self.root, self.started)
             self.edited = run_edited(self.plan, self.root, self.target, self.args, cap)
             self.verdicts = judge(self.plan, findings, self.edited, lines, self.printed) + failed
-        proved = {id(v.fix.finding): dict(fixes[id(v.fix.finding)], verified=v.verified, loss_before=ends(self.before),
-                                          loss_after=ends(self.edited.loss), new_findings=v.new_findings)
+        proved = {id(v.fix.finding): fix_object(fixes[id(v.fix.finding)]["diff"], v.verified, ends(self.before),
+                                                ends(self.edited.loss), v.new_findings, v.unmasked)
                   for v in self.verdicts}
         return {**fixes, **proved}
 

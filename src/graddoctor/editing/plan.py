@@ -75,7 +75,11 @@ def plan(findings: list[Finding], root: str, since: float | None = None) -> Plan
         parsed: dict[str, object] = {}  # text -> its Source: one parse (and metadata) per text, not per finding
         starts = _line_starts(original)
         merged: dict = {}  # the replacements of every edit made on the original tree, applied in one rewrite
-        claimed: set[int] = set()  # ids of the nodes those edits replace, and of their ancestors
+        # ids of the nodes those edits replace, and of those nodes with their ancestors: a later edit
+        # may join them on the same tree when it replaces none of either, and none of its own nodes'
+        # ancestors is replaced (two repeats on one line; edits in one function)
+        replaced: set[int] = set()
+        claimed: set[int] = set()
         imports: list[str] = []
         later: list[tuple[Finding, str]] = []  # edits that touch the same nodes as an earlier one
         for f in sorted(found, key=lambda x: (x.line or 0, x.code)):
@@ -84,12 +88,13 @@ def plan(findings: list[Finding], root: str, since: float | None = None) -> Plan
                 continue
             src, change, alone = single
             keys = list(change.replacements)
-            mine = {id(k) for k in keys} | {id(a) for k in keys for a in src.ancestors(k)}
+            above = {id(a) for k in keys for a in src.ancestors(k)}
             fix = PlannedFix(f, path, change.title, _diff_of_change(f.file, original, alone, src, change, starts))
-            if mine & claimed:
+            if any(id(k) in claimed for k in keys) or above & replaced:
                 later.append((f, fix))
                 continue
-            claimed |= mine
+            replaced |= {id(k) for k in keys}
+            claimed |= replaced | above
             merged.update(change.replacements)
             imports += [line for line in change.imports if line not in imports]
             file_edit.fixes.append(fix)

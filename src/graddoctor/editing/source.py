@@ -33,6 +33,10 @@ class Source:
         pos = self._positions[node]
         return pos.start.line, pos.end.line
 
+    def column_of(self, node: cst.CSTNode) -> int:
+        """Where `node` starts on its line, 1-based as findings count columns."""
+        return self._positions[node].start.column + 1
+
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self._parents.get(node)
 

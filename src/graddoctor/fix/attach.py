@@ -7,9 +7,12 @@ from graddoctor.editing.plan import Plan
 
 
 def fix_object(diff: str, verified: bool | None = None, loss_before=None, loss_after=None,
-               new_findings: list[str] | None = None) -> dict:
-    return {"diff": diff, "verified": verified, "loss_before": loss_before, "loss_after": loss_after,
-            "new_findings": list(new_findings or [])}
+               new_findings: list[str] | None = None, unmasked: list[str] | None = None) -> dict:
+    out = {"diff": diff, "verified": verified, "loss_before": loss_before, "loss_after": loss_after,
+           "new_findings": list(new_findings or [])}
+    if unmasked:  # optional: findings of the edited run that the first run's NaN/Inf loss hid
+        out["unmasked"] = list(unmasked)
+    return out
 
 
 def planned(plan: Plan) -> dict[int, dict]:

@@ -23,7 +23,11 @@ def summary(plan, verdicts, edited, before, opts) -> str:
     out.append(_ran(edited))
     for v in verdicts:
         f = v.fix.finding
-        if v.verified:
+        if v.verified and v.unmasked:
+            out.append(f"  {f.code} {f.file}:{f.line}  its cause is gone  verified")
+            out.append(f"    the edited run trains far enough to show what the first run's NaN/Inf loss hid: "
+                       f"{', '.join(v.unmasked)}; fix those next")
+        elif v.verified:
             out.append(f"  {f.code} {f.file}:{f.line}  gone, nothing new  verified")
         else:
             out.append(f"  {f.code} {f.file}:{f.line}  FAILED (not written): {v.reason}")

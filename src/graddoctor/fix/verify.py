@@ -41,6 +41,8 @@ class Verdict:
     new_findings: list[str]
     verified: bool
     reason: str | None = None  # why it failed, in plain words
+    # findings the first run could not have made: measured values that its NaN/Inf loss hid
+    unmasked: list[str] = field(default_factory=list)
 
 
 def overlay(root: str, files: dict[str, FileEdit]) -> str:
@@ -121,8 +123,10 @@ def judge(plan: Plan, before: list[Finding], edited: EditedRun, before_lines: li
 
     maps = {f.shown: f.line_map() for f in plan.files.values()}
     known = {(f.code, f.file, maps.get(f.file, {}).get(f.line, f.line) if f.line else None) for f in before}
+    hidden_from = _non_finite_from(before)
+    unmasked = sorted({_key(f) for f in edited.findings if f.severity >= Severity.WARNING and _hidden(f, hidden_from)})
     new = sorted({_key(f) for f in edited.findings
-                  if f.severity >= Severity.WARNING and (f.code, f.file, f.line) not in known})
+                  if f.severity >= Severity.WARNING and (f.code, f.file, f.line) not in known} - set(unmasked))
     _, same = same_line(before_lines or [], edited.lines, maps)
     if same is not None:
         edited.loss = same.curve()
@@ -133,15 +137,37 @@ def judge(plan: Plan, before: list[Finding], edited: EditedRun, before_lines: li
     verdicts = []
     for fix in plan.fixes:
         f = fix.finding
-        gone = not any(g.code == f.code and g.file == f.file for g in edited.findings)
+        gone = not any(g.code == f.code and g.file == f.file and _key(g) not in unmasked for g in edited.findings)
         reason = crash or changed
         if reason is None and new:
             reason = "new: " + ", ".join(new)
         if reason is None and not gone:
             reason = "its finding is still reported"
-        verdicts.append(Verdict(fix, gone, new, reason is None, reason))
+        verdicts.append(Verdict(fix, gone, new, reason is None, reason, unmasked))
     return verdicts
 
+
+# Judged from the values of losses, gradients and updates: a run whose loss is NaN/Inf from its
+# first steps cannot show them, so the edited run's are not the edit's doing.
+_MEASURED = frozenset({"GD303", "GD304", "GD305", "GD306", "GD308"})
+_EARLY = 5  # a first non-finite loss by this step leaves nothing measured to compare
+
+
+def _non_finite_from(before: list[Finding]) -> int | None:
+    """The optimizer step from which the first run's loss was NaN/Inf, when that was early and an op's
+    doing (not diverging updates, which are measured)."""
+    steps = [f.step or 1 for f in before if f.code == "GD301" and not f.evidence.get("diverged")]
+    first = min(steps, default=None)
+    return first if first is not None and first <= _EARLY else None
+
+
+def _hidden(f: Finding, non_finite_from: int | None) -> bool:
+    """Measured from values the first run never had: its loss was NaN/Inf from the start. A NaN/Inf loss
+    of the edited run counts when its evidence says the updates diverged first (a different cause
+    from an op's NaN, which the edit is meant to remove)."""
+    if non_finite_from is None:
+        return False
+    return f.code in _MEASURED or bool(f.evidence.get("diverged"))
 
 def _crash(edited: EditedRun) -> str | None:
     """Why the edited program did not run to its end (or to the step cap), in plain words; None when it did."""

@@ -14,6 +14,10 @@ CODE = "GD502"
 def edit(finding: Finding, src: Source) -> Change | None:
     repeats = [n for n in src.nodes(cst.BinaryOperation) if isinstance(n.operator, cst.Multiply)
                and src.lines_of(n)[0] == finding.line and _parts(n) is not None]
+    if len(repeats) > 1 and finding.column:
+        # two repeats on one line (`enc, dec = [Block()] * n, [Block()] * n`): the finding's column
+        # is where its container is built; its repeat is the first one from there on
+        repeats = [n for n in repeats if src.column_of(n) >= finding.column][:1]
     if len(repeats) != 1:
         return None
     product = repeats[0]
