@@ -106,6 +106,39 @@ def test_accumulation_near_misses_get_no_edit(tmp_path, line):
     assert _after(tmp_path, line, ("GD207", 1)) is None
 
 
+def test_a_loss_the_run_saw_kept_is_detached_where_the_loop_hands_it_to_a_meter(tmp_path):
+    # GD207 at the line that made the loss (the run saw it alive two steps later): the one later
+    # call in the loop that stores it gets the detached tensor, the backward keeps the graph
+    after = _after(tmp_path, """\
+        for epoch in range(epochs):
+            meter = AverageMeter()
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                meter.update([loss], n=x.size(0))
+        """, ("GD207", 4))
+    assert after.splitlines()[5:8] == ["        loss.backward()", "        optimizer.step()",
+                                       "        meter.update([loss.detach()], n=x.size(0))"]
+
+
+@pytest.mark.parametrize("keeping", [
+    "meter.update([loss])\n            history.append(loss)",  # two places keep it: which one matters is not plain
+    "scaler.scale(loss)",  # a call that does not store what it is given
+    "print(loss)",
+])
+def test_a_kept_loss_with_no_single_keeping_call_gets_no_edit(tmp_path, keeping):
+    source = f"""\
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            {keeping}
+        """
+    assert _after(tmp_path, source, ("GD207", 2)) is None
+
+
 def test_a_number_kept_in_a_name_and_rewrapped_later_is_kept_a_tensor_throughout(tmp_path):
     # "backward() complained that the loss does not require grad, so:" -- the .item() and the
     # re-wrap go together; the same name in another function is not touched

@@ -38,6 +38,7 @@ CASES = [
     ("gd206_regression.py", "GD206", False),
     ("gd206_clip_in_config_if.py", "GD206", False),
     ("gd207_running_total.py", "GD207", False),
+    ("gd207_meter_keeps_losses.py", "GD207", False),
     ("gd208_eval_then_train.py", "GD208", False),
     ("gd209_amp.py", "GD209", False),
     ("gd211_eval_in_train_mode.py", "GD211", False),

@@ -1,5 +1,5 @@
 """GD207: keep what is accumulated across iterations without its graph: `total += loss.detach()`,
-`outputs.append(out.detach())`. `.detach()` keeps a tensor, so later uses (`total.item()`) still work."""
+`outputs.append(out.detach())`, `meter.update([loss.detach()])` where the run saw the loss kept. `.detach()` keeps a tensor, so later uses (`total.item()`) still work."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ def edit(finding: Finding, src: Source) -> Change | None:
             and len(small.value.args) == 1:
         value = small.value.args[0].value
     else:
-        return None
+        value = _kept_from(small, src)
+        if value is None:
+            return None
     if _detached(value):
         return None
     shown = src.code(value)
@@ -30,3 +32,29 @@ def edit(finding: Finding, src: Source) -> Change | None:
 
 def _detached(value: cst.BaseExpression) -> bool:
     return isinstance(value, cst.Call) and callee_name(value) in ("detach", "item", "tolist", "cpu") and not value.args
+
+
+# Calls that store what they are given (a meter's `update`, a history's `append`): where a tensor made
+# at the finding's line outlives its iteration when the run saw it alive, and no other place holds it.
+_KEEPING = frozenset({"append", "extend", "update", "add", "insert", "push", "put", "record", "store"})
+
+
+def _kept_from(made: cst.BaseSmallStatement | None, src: Source) -> cst.Name | None:
+    """For a finding at the line that makes the tensor (`loss = criterion(...)`), the one place later in the
+    same loop that hands it to a keeping call (`meter.update([loss])`, `history.append(loss)`): that
+    occurrence of the name. None when there is no such place or more than one."""
+    if not (isinstance(made, cst.Assign) and len(made.targets) == 1 and isinstance(made.targets[0].target, cst.Name)):
+        return None
+    name = made.targets[0].target.value
+    loop = src.enclosing(made, (cst.For, cst.While))
+    if loop is None:
+        return None
+    after = src.lines_of(made)[1]
+    found = []
+    for call in src.nodes(cst.Call):
+        if callee_name(call) not in _KEEPING or src.lines_of(call)[0] <= after or src.enclosing(call, (cst.For, cst.While)) is not loop:
+            continue
+        for arg in call.args:
+            items = [e.value for e in arg.value.elements] if isinstance(arg.value, (cst.List, cst.Tuple)) else [arg.value]
+            found += [item for item in items if isinstance(item, cst.Name) and item.value == name]
+    return found[0] if len(found) == 1 else None
