@@ -66,12 +66,12 @@ def row(name: str, paths: list[str]) -> None:
     sarif = best(["--format", "sarif", *paths])
     diff = best(["--format", "json", "--diff", *paths])
     print(f"| {name} | {text:.2f} s | {json_:.2f} s ({json_ / text:.2f}x) | {sarif:.2f} s ({sarif / text:.2f}x) "
-          f"| {diff:.2f} s ({diff / text:.2f}x) |")
+          f"| {diff:.2f} s ({diff / text:.2f}x) |", flush=True)
 
 
 def main() -> None:
     print("| files | text | json | sarif | json --diff (plans every edit) |")
-    print("| --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- |", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         path = big_file(Path(tmp))
         row(f"one file, {path.read_text().count(chr(10))} lines", [str(path)])

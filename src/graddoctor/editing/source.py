@@ -26,6 +26,10 @@ class Source:
         self._positions = self._wrapper.resolve(PositionProvider)
         self._parents = self._wrapper.resolve(ParentNodeProvider)
         self._offsets: dict[int, tuple[int, int]] | None = None  # top-level statement -> (start, length) in text
+        # built on first use, so that an edit per finding costs its own lines, not a pass over the file each
+        self._of_kind: dict = {}  # kind -> its nodes in source order
+        self._starting: dict[type, dict[int, list]] = {}  # kind -> start line -> its nodes there
+        self._named: dict[str, list] = {}  # method -> the calls of it
 
     # ---- where things are -------------------------------------------------------------------
 
@@ -41,19 +45,35 @@ class Source:
         return self._parents.get(node)
 
     def nodes(self, kind: type | tuple[type, ...] = cst.CSTNode) -> Iterator[cst.CSTNode]:
-        for node in self._positions:
-            if isinstance(node, kind):
-                yield node
+        found = self._of_kind.get(kind)
+        if found is None:
+            found = self._of_kind[kind] = [node for node in self._positions if isinstance(node, kind)]
+        return iter(found)
+
+    def starting_on(self, line: int, kind: type | tuple[type, ...]) -> list[cst.CSTNode]:
+        """The nodes of `kind` that start on `line`, in source order."""
+        by_line = self._starting.get(kind)
+        if by_line is None:
+            by_line = self._starting[kind] = {}
+            for node in self.nodes(kind):
+                by_line.setdefault(self._positions[node].start.line, []).append(node)
+        return by_line.get(line, [])
+
+    def calls_named(self, method: str) -> list[cst.Call]:
+        """Every call of `x.method(...)` or `method(...)`, in source order."""
+        found = self._named.get(method)
+        if found is None:
+            found = self._named[method] = [n for n in self.nodes(cst.Call) if callee_name(n) == method]
+        return found
 
     def statement_at(self, line: int | None) -> cst.BaseStatement | None:
         """The innermost statement that starts on `line` (a compound statement by its header)."""
         if line is None:
             return None
         best = None
-        for node in self.nodes((cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            if self.lines_of(node)[0] == line:
-                if best is None or self._depth(node) > self._depth(best):
-                    best = node
+        for node in self.starting_on(line, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            if best is None or self._depth(node) > self._depth(best):
+                best = node
         return best
 
     def simple_at(self, line: int | None) -> cst.BaseSmallStatement | None:
@@ -79,11 +99,7 @@ class Source:
         """Calls on `line` (innermost last), optionally only `x.method(...)` / `method(...)`."""
         if line is None:
             return []
-        out = []
-        for node in self.nodes(cst.Call):
-            if self.lines_of(node)[0] == line and (method is None or callee_name(node) == method):
-                out.append(node)
-        return out
+        return [node for node in self.starting_on(line, cst.Call) if method is None or callee_name(node) == method]
 
     def code(self, node: cst.CSTNode) -> str:
         return self.tree.code_for_node(node)

@@ -61,4 +61,5 @@ def _rises(series: LineLoss, z: float) -> bool:
 def _trend(series: LineLoss):
     from graddoctor.numerics.loss_series import WINDOW, GraphSummary, Series, trend
 
-    return trend(Series(None, 0, GraphSummary(), list(series.first), deque(series.last, maxlen=WINDOW), series.count))
+    return trend(Series(None, 0, GraphSummary(), list(series.first), deque(series.last, maxlen=WINDOW), series.count,
+                        first_sizes=list(series.first_sizes), last_sizes=deque(series.last_sizes, maxlen=WINDOW)))

@@ -45,17 +45,21 @@ def _ran(edited) -> str:
 
 
 def _ends(curve) -> str:
-    """The loss at the start and at the end, each the median of a window of steps: one step's loss
-    depends on its batch (a last batch of 4 samples), a window's median does not."""
+    """The loss at the start and at the end, each the median of a window of steps of the same batch
+    size: one step's loss depends on its batch (a last batch of 4 samples), such a window's median does not."""
     if not curve:
         return "no loss observed"
+    even, size = curve.even() if hasattr(curve, "even") else (curve, None)
+    only = ""
+    if size is not None and len(even) >= 8:
+        curve, only = even, f", batches of {size} only"  # not an epoch's short last batch
     if len(curve) < 4:
         (s0, v0), (s1, v1) = curve[0], curve[-1]
         return f"{v0:.4g} → {v1:.4g} (step {s0} → {s1})"
     n = min(8, len(curve) // 4)
     first, last = curve[:n], curve[-n:]
     return (f"{_median(first):.4g} → {_median(last):.4g} (medians of steps {first[0][0]}-{first[-1][0]} "
-            f"and {last[0][0]}-{last[-1][0]})")
+            f"and {last[0][0]}-{last[-1][0]}{only})")
 
 
 def _median(points) -> float:

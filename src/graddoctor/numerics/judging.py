@@ -43,7 +43,7 @@ class Judge:
     def losses(self, reading: Reading, values: list[float]) -> None:
         record = self.record
         finite = []
-        for value, (where, step) in zip(values, reading.losses):
+        for value, (where, step, _) in zip(values, reading.losses):
             if math.isfinite(value):
                 finite.append(value)
             elif record.first_bad_loss is None:

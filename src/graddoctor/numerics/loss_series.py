@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from graddoctor.locate import Location
+from graddoctor.numerics.batch_size import typical
 
 WINDOW = 64
 _WALK_LIMIT = 5000  # nodes walked per series: enough for any loss head, bounded for huge graphs
@@ -48,17 +49,22 @@ class Series:
     first: list = field(default_factory=list)
     last: deque = field(default_factory=lambda: deque(maxlen=WINDOW))
     count: int = 0  # optimizer steps with a finite loss from this line
+    # the batch size of each value in `first` and `last` (None: not known), to compare like with like
+    first_sizes: list = field(default_factory=list)
+    last_sizes: deque = field(default_factory=lambda: deque(maxlen=WINDOW))
     first_step: int = 0  # session step numbers, to tell phases from concurrent losses
     last_step: int = 0
 
-    def add(self, value: float, step: int) -> None:
+    def add(self, value: float, step: int, size: int | None = None) -> None:
         if self.count == 0:
             self.first_step = step
         self.count += 1
         self.last_step = step
         if len(self.first) < WINDOW:
             self.first.append(value)
+            self.first_sizes.append(size)
         self.last.append(value)
+        self.last_sizes.append(size)
 
 
 @dataclass
@@ -106,20 +112,22 @@ class LossSeriesBook:
                     value.optimizer = key
 
     def add_reading(self, optimizer: int, losses: list, values: list[float]) -> None:
-        """One optimizer step's losses [(where, step)] and their values: one point per backward line."""
+        """One optimizer step's losses [(where, step, batch size)] and their values: one point per backward line."""
         # One point per line and step: the losses of steps whose gradients were not measured
-        # arrive with the next measured step's, and keep their own steps.
+        # arrive with the next measured step's, and keep their own steps. Micro-batches of one
+        # step add up to its batch.
         sums: dict[tuple, list] = {}
-        for value, (where, step) in zip(values, losses):
+        for value, (where, step, size) in zip(values, losses):
             if math.isfinite(value):
-                entry = sums.setdefault((where.file, where.line, step), [where, step, 0.0, 0])
+                entry = sums.setdefault((where.file, where.line, step), [where, step, 0.0, 0, 0])
                 entry[2], entry[3] = entry[2] + value, entry[3] + 1
-        for (file, line, _), (where, step, total, n) in sums.items():
+                entry[4] = None if size is None or entry[4] is None else entry[4] + size
+        for (file, line, _), (where, step, total, n, size) in sums.items():
             key = (file, line, optimizer)
             series = self.series.get(key)
             if series is None:
                 series = self.series[key] = Series(where, optimizer, self._graphs.get(key, GraphSummary()))
-            series.add(total / n, step)
+            series.add(total / n, step, size)
 
     def adversarial(self, series: Series) -> bool:
         """Another optimizer, trained at the same time, holds parameters this loss reaches, or the reverse.
@@ -142,11 +150,16 @@ def _overlap(a: Series, b: Series) -> bool:
 
 
 def trend(series: Series, min_window: int = 4) -> Trend | None:
-    """Medians of the first and last quarter (at most WINDOW values each), scaled by the step-to-step noise."""
+    """Medians of the first and last quarter (at most WINDOW values each), scaled by the step-to-step noise.
+
+    Where most steps had one batch size and some another (an epoch's short last batch), only the
+    steps of that size are compared."""
     k = min(series.count // 4, WINDOW)
     if k < min_window:
         return None
-    first, last = series.first[:k], list(series.last)[-k:]
+    first, last = equal_batches(series.first[:k], series.first_sizes[:k], list(series.last)[-k:],
+                                list(series.last_sizes)[-k:], min_window)
+    k = len(first)
     diffs = [abs(b - a) for w in (first, last) for a, b in zip(w, w[1:])]
     # for independent noise of deviation s, |x[i+1] - x[i]| has median 0.954 s; a trend
     # inside a window barely moves consecutive differences, unlike a window's spread
@@ -155,6 +168,18 @@ def trend(series: Series, min_window: int = 4) -> Trend | None:
     se = 1.2533 * noise * math.sqrt(2.0 / k)  # standard error of a difference of two medians
     z = (m2 - m1) / se if se > 0 else (0.0 if m1 == m2 else math.copysign(math.inf, m2 - m1))
     return Trend(m1, m2, noise, z, k)
+
+
+def equal_batches(first: list, first_sizes: list, last: list, last_sizes: list, min_window: int = 4) -> tuple[list, list]:
+    """The two windows, each cut to the steps of the batch size most steps had (the same number of
+    values in both); as they are when there is no such size, or too few steps of it."""
+    size = typical(list(first_sizes) + list(last_sizes)) if len(first_sizes) == len(first) and len(last_sizes) == len(last) else None
+    if size is None:
+        return first, last
+    a = [v for v, s in zip(first, first_sizes) if s == size]
+    b = [v for v, s in zip(last, last_sizes) if s == size]
+    k = min(len(a), len(b))
+    return (a[:k], b[-k:]) if k >= min_window else (first, last)
 
 
 def _median(values: list[float]) -> float:

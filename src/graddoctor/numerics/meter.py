@@ -23,6 +23,7 @@ from graddoctor.graph.naming import ModelIndex
 from graddoctor.graph.readable import has_values
 from graddoctor.locate import Location
 from graddoctor.internal import known_models
+from graddoctor.numerics.batch_size import batch_of
 from graddoctor.numerics.fused import NormPlan, join, stack
 from graddoctor.numerics.layout import Layout
 from graddoctor.numerics.readout import Readout
@@ -43,11 +44,18 @@ class Reading:
     layout: Layout | None
     positions: list  # positions in layout.params of the gradients measured
     readout: Readout | None
-    losses: list  # [(Location, step)] in order, the values are in the readout
+    losses: list  # [(Location, step, batch size or None)] in order, the values are in the readout
     clips: int
     ratio: Readout | None = None
     ratio_positions: list = field(default_factory=list)  # positions of the weights in `ratio`, in its order
     lr: float = 0.0
+
+
+def _batch(node) -> int | None:
+    try:
+        return batch_of(node)
+    except Exception:  # an odd node (a custom Function, a compiled graph): the size stays unknown
+        return None
 
 
 class Meter:
@@ -61,7 +69,7 @@ class Meter:
         self.judge = judge
         self.pending: deque[Reading] = deque()
         self._plans: dict[tuple, NormPlan] = {}  # (layout, positions) -> how their norms are reduced
-        self._losses: list[tuple[torch.Tensor, Location, int]] = []
+        self._losses: list[tuple[torch.Tensor, Location, int, int | None]] = []  # (loss, line, step, batch size)
         self._clips: list[torch.Tensor] = []
         self._before: dict[int, list[torch.Tensor]] = {}
         self._scaled: tuple[int, torch.Tensor] | None = None
@@ -85,7 +93,7 @@ class Meter:
                 if site is not None:
                     record.loss_lines[(event.where.file, event.where.line)] = Location(site[0], site[1], None, site[2])
             if has_values(loss):  # not a DTensor's or a subclass's: those are read by their own code
-                self._losses.append((loss.detach(), event.where, event.step))
+                self._losses.append((loss.detach(), event.where, event.step, _batch(node)))
             if len(self._losses) > _MAX_PENDING_LOSSES:  # backward without steps: keep memory flat
                 self.flush_losses()
 
@@ -141,7 +149,7 @@ class Meter:
             # a few kernels, one small tensor, read back at a later step: the norm of every
             # gradient (fused.py), then the losses and clip norms
             norms, positions = self._norms(layout, positions, grads)
-            extra = [t.reshape(()) for t, _, _ in losses] + [c.reshape(()) for c in clips]
+            extra = [t.reshape(()) for t, *_ in losses] + [c.reshape(()) for c in clips]
             pieces = norms + ([stack(extra)] if extra else [])
             readout = Readout(join(pieces)) if pieces else None
             if self._ratio_due(track):
@@ -151,7 +159,7 @@ class Meter:
                     self._before[id(optimizer)] = (plan, plan.copy([layout.params[i] for i in live]))
         self.pending.append(
             Reading(event.step, id(optimizer), layout, positions if grads else [], readout,
-                    [(w, s) for _, w, s in losses], len(clips), lr=lr)
+                    [(w, s, n) for _, w, s, n in losses], len(clips), lr=lr)
         )
 
     def after_step(self, event: StepEvent) -> None:
@@ -245,13 +253,13 @@ class Meter:
         """Queue the losses that wait for a measured step as a reading of their own."""
         losses, self._losses = self._losses, []
         with torch.no_grad():
-            readout = Readout(stack([t.reshape(()) for t, _, _ in losses]))
+            readout = Readout(stack([t.reshape(()) for t, *_ in losses]))
         optimizer, layout = -1, None
         if final and self._unmeasured is not None:
             # the run's last steps went unmeasured: their losses still belong to that optimizer's series
             optimizer, layout = self._unmeasured
         self.pending.append(Reading(self.record.session.step, optimizer, layout, [], readout,
-                                    [(w, s) for _, w, s in losses], 0))
+                                    [(w, s, n) for _, w, s, n in losses], 0))
 
     def stop(self) -> None:
         """The session ends: the weight copies of a step that will not end are let go, the rest judged."""

@@ -6,7 +6,9 @@ Finds a loss that stays flat or rises while optimizer steps happen.
 Each loss series is judged on its own: one `backward()` line and the optimizer stepped after it, so a second phase (a student
 trained after its teacher, with a new optimizer) or a second loss (a discriminator and a
 generator) is a series of its own. The first and last quarter of the series (at least 30 steps)
-are compared by their medians, against the series' own step-to-step noise.
+are compared by their medians, against the series' own step-to-step noise. Where most steps had
+one batch size and some another (an epoch's short last batch, read off the loss's graph), only the
+steps of the usual size are compared: a 6-sample batch of hard rows is not step-to-step noise.
 
 It is a warning only when a cause was found (no gradient reaches the optimized parameters, a
 learning rate of 0 or far off, a schedule that brought the rate to ~0 (below 1e-3 of its largest) for
