@@ -302,10 +302,17 @@ def _reaches_model(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth
             return _reaches_model(a, unit, expr.left, line, depth + 1) or _reaches_model(a, unit, expr.right, line, depth + 1)
         else:
             nxt = step_into(a, unit, expr, line, depth)
+            if nxt is None and type(expr) is ast.Subscript:
+                nxt = (expr.value, line, unit)  # `h[src]`, `x[:, 0]`: part of the same tensor
         if nxt is None:
             return False
         expr, line, unit = nxt
     return False
+
+
+def made_from_model(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> bool:
+    """Whether `expr` is made from a network's output (cut or not), following both operands of arithmetic."""
+    return _reaches_model(a, unit, expr, line, 0)
 
 
 def unpacked_at(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> ast.Assign | None:

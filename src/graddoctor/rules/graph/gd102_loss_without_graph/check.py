@@ -8,7 +8,9 @@ from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
 from graddoctor.lint.analysis.numbers import REWRAPS, numbers_in, prediction_round_trip
 from graddoctor.lint.analysis.returns import returned
-from graddoctor.lint.analysis.values import backward_calls, carries_graph, chain, is_loss_call, names_in, surely_data
+from graddoctor.lint.analysis.values import (
+    backward_calls, carries_graph, chain, is_loss_call, made_from_model, names_in, surely_data,
+)
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD102"
@@ -139,10 +141,13 @@ def _report(r: Reporter, backward: ast.Call, node: ast.AST, why: str, extra: lis
 
 
 def _inside_loss_module(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: ast.expr, line: int, unit) -> None:
-    """The chain ended at `criterion(pred, y)`, a module of a class of this file: look inside its `forward`.
+    """The chain ended at `criterion(pred, y)` or `model(x)`, a module of a class of this file: look inside its `forward`.
 
     A cut there of one of forward's own parameters counts when the call site passes it a value with
     a graph (`criterion(model(x), y)`): a custom loss that round-trips its prediction through numpy.
+    A cut of what the network's own layers made (`return score.round().clamp(0, 5)`) counts too.
+    Every `return` of forward must be cut: one path that returns the continuous output
+    (`if self.training: return logits`) keeps the graph.
     """
     if not isinstance(expr, ast.Call):
         return
@@ -153,14 +158,26 @@ def _inside_loss_module(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: 
     inner = a.method_unit(forward) if forward is not None else None
     if inner is None:
         return
-    params = [p.arg for p in forward.args.args[1:]]  # without self
     rets = returned(a, forward)
-    returned_names = set().union(*(names_in(ret.value) for ret in rets)) if rets else set()
+    first = None
+    for ret in rets:
+        found = _cut_returned(a, forward, inner, ret, expr, unit, line)
+        if found is None:
+            return
+        first = first or found
+    if first is not None:
+        _report(r, backward, first[0], first[1], [r.related(expr.lineno, f"`{r.segment(expr.func)}(...)` is called here")])
+
+
+def _cut_returned(a: FileAnalysis, forward, inner, ret: ast.Return, call: ast.Call, unit, line: int):
+    """(the cut, why) on the way to what `ret` returns, of a value with a graph; None if there is none."""
+    params = [p.arg for p in forward.args.args[1:]]  # without self
+    returned_names = names_in(ret.value)
     # what forward returns, followed back; and the values of the names it returns from
     # (`pred = torch.tensor(arr)` ... `return ((pred - target) ** 2).mean()`)
-    candidates = [c for ret in rets for c in chain(a, inner, ret.value, ret.lineno)]
+    candidates = list(chain(a, inner, ret.value, ret.lineno))
     candidates += [(stmt.value, stmt.lineno, inner) for stmt in ast.walk(forward)
-                   if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                   if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and stmt.lineno < ret.lineno
                    and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in returned_names]
     for sub, sub_line, sub_unit in candidates:
         found = cut_reason(a, sub_unit, sub, sub_line, past_loss_call=True)
@@ -171,13 +188,14 @@ def _inside_loss_module(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: 
         cut_line = getattr(node, "lineno", sub_line)
         if name in params and all(b.line >= cut_line for b in inner.bindings.get(name, [])):
             position = params.index(name)  # forward's parameter: judged by what the call passes
-            given = expr.args[position] if position < len(expr.args) else None
+            given = call.args[position] if position < len(call.args) else None
             graph = given is not None and carries_graph(a, unit, given, line)
         else:
-            graph = carries_graph(a, sub_unit, operand, sub_line - 1)
+            graph = carries_graph(a, sub_unit, operand, sub_line - 1) or (
+                sub_unit is inner and made_from_model(a, inner, operand, cut_line))
         if graph:
-            _report(r, backward, node, why, [r.related(expr.lineno, f"`{r.segment(expr.func)}(...)` is called here")])
-            return
+            return node, why
+    return None
 
 
 _DISCRETE = frozenset({"argmax", "argmin", "round", "sign", "long", "int", "bool"})
