@@ -9,7 +9,7 @@ from graddoctor.lint.analysis.names import call_name, dotted
 from graddoctor.lint.analysis.numbers import REWRAPS, numbers_in, prediction_round_trip
 from graddoctor.lint.analysis.returns import returned
 from graddoctor.lint.analysis.values import (
-    backward_calls, carries_graph, chain, is_loss_call, made_from_model, names_in, surely_data,
+    backward_calls, carries_graph, chain, is_loss_call, made_from_model, names_in, step_into, surely_data,
 )
 from graddoctor.lint.reporter import Reporter
 
@@ -77,7 +77,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 _report(r, call, node, why)
             break
         else:
-            if last is not None and not _every_side_cut(a, r, call, *last):
+            if last is not None and not _every_side_cut(a, r, call, *last) and not _every_summand_cut(a, r, call, *last):
                 _inside_loss_module(a, r, call, *last)
 
 
@@ -97,6 +97,49 @@ def _every_side_cut(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: ast.
 
 
 _SIDE_DEPTH = 3
+
+
+def _every_summand_cut(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: ast.expr, line: int, unit) -> bool:
+    """`sum(loss for loss in loss_dict.values())`, `sum(losses.values())`, `sum([l1, l2])` where every value
+    summed is cut (or plain data): the values of the dict or list literal the container comes from, judged
+    one by one like the sides of a `+`."""
+    if type(expr) is not ast.Call or dotted(expr.func) != "sum" or len(expr.args) != 1:
+        return False
+    summands = _summands(a, unit, expr.args[0], line)
+    if not summands:
+        return False
+    first = None
+    for value, at, where in summands:
+        status, cut = _side(a, where, value, at, 0)
+        if status == "open":
+            return False
+        first = first or cut
+    if first is None:
+        return False
+    _report(r, backward, first[0], first[2])
+    return True
+
+
+def _summands(a: FileAnalysis, unit, arg: ast.expr, line: int) -> list:
+    """The values `sum(arg)` adds, where a dict or list literal shows them; else []."""
+    if type(arg) in (ast.GeneratorExp, ast.ListComp):
+        gen = arg.generators[0] if len(arg.generators) == 1 else None
+        if gen is None or gen.ifs or type(gen.target) is not ast.Name or dotted(arg.elt) != gen.target.id:
+            return []
+        arg = gen.iter  # `sum(l for l in d.values())` sums what it iterates
+    values = type(arg) is ast.Call and type(arg.func) is ast.Attribute and arg.func.attr == "values" and not arg.args
+    container = arg.func.value if values else arg
+    for _ in range(8):
+        kind = type(container)
+        if kind is ast.Dict and values:
+            return [(v, line, unit) for v in container.values if v is not None]
+        if kind in (ast.List, ast.Tuple) and not values:
+            return [(v, line, unit) for v in container.elts if type(v) is not ast.Starred]
+        nxt = step_into(a, unit, container, line)
+        if nxt is None:
+            return []
+        container, line, unit = nxt
+    return []
 
 
 def _sides(a: FileAnalysis, unit, expr: ast.BinOp, line: int, depth: int):
@@ -121,7 +164,8 @@ def _side(a: FileAnalysis, unit, side: ast.expr, line: int, depth: int):
         cut = cut_reason(a, sub_unit, sub, sub_line, past_loss)
         past_loss = past_loss or (isinstance(sub, ast.Call) and is_loss_call(a, sub))
         if cut is not None:
-            return ("cut", cut) if carries_graph(a, sub_unit, cut[1], sub_line - 1) else ("open", None)
+            graph = carries_graph(a, sub_unit, cut[1], sub_line - 1) or made_from_model(a, sub_unit, cut[1], sub_line)
+            return ("cut", cut) if graph else ("open", None)
     sub, sub_line, sub_unit = last
     if sub is not side and surely_data(a, sub_unit, sub, sub_line):
         return "data", None
