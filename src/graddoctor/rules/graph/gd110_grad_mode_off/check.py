@@ -254,7 +254,7 @@ def _indent(r: Reporter, line: int) -> int:
 
 
 # A submodule run without gradient recording on purpose: a teacher, a target or EMA network.
-_MEANT_FROZEN = re.compile(r"teacher|target|ema|frozen|momentum|old|prior|reference|ref_", re.I)
+_MEANT_FROZEN = re.compile(r"teacher|target|(?:^|_)ema(?:_|$)|frozen|momentum|prior|reference|(?:^|_)ref(?:_|$)", re.I)
 
 
 def _layers_frozen_by_grad_off(a: FileAnalysis, r: Reporter) -> None:
@@ -285,6 +285,8 @@ def _layers_frozen_by_grad_off(a: FileAnalysis, r: Reporter) -> None:
                 if found is None or found[0] == layer:
                     continue
                 frozen, off, made = found
+                if _MEANT_FROZEN.search(frozen[5:]):
+                    continue  # `self.target_encoder`, `self.ema_model`: kept without gradients on purpose
                 node = ast.Pass(lineno=off.line, col_offset=_indent(r, off.line))
                 r.add(
                     CODE,
