@@ -23,7 +23,7 @@ import ast
 from dataclasses import dataclass
 
 from graddoctor.lint.analysis.model import FileAnalysis, calls_in
-from graddoctor.lint.analysis.names import call_name, dotted
+from graddoctor.lint.analysis.names import Names, call_name, dotted, item_key
 
 CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
 # Framework clipping that unscales AMP gradients itself.
@@ -171,12 +171,12 @@ class _Builder:
             elif names.is_scheduler(recv):
                 emit(Event("sched", call, dotted(recv), path))
             elif names.is_optimizer(recv):
-                emit(Event("step", call, _key(recv), path))
+                emit(Event("step", call, _key(recv, names), path))
         elif name == "optimizer_step":  # xm.optimizer_step(opt), Lightning's hooks
             emit(Event("step", call, None, path))
         elif name == "zero_grad" and recv is not None:
             if names.is_optimizer(recv):
-                emit(Event("zero_grad", call, _key(recv), path))
+                emit(Event("zero_grad", call, _key(recv, names), path))
             else:
                 emit(Event("zero_grad", call, None, path, model_zero=True))
         elif name in ("zero_", "detach_") and recv is not None and isinstance(recv, ast.Attribute) and recv.attr == "grad":
@@ -201,7 +201,7 @@ class _Builder:
             return
         for arg in call.args + [k.value for k in call.keywords]:
             if type(arg) in _NAMED and self.names.is_optimizer(arg):
-                self.out.append(Event("opaque", call, _key(arg), path))
+                self.out.append(Event("opaque", call, _key(arg, self.names), path))
                 return
 
 
@@ -235,7 +235,12 @@ class _Builder:
         return sub.out
 
 
-def _key(node: ast.AST) -> str | None:
+def _key(node: ast.AST, names: Names) -> str | None:
+    """The optimizer a receiver names: an item of a container of optimizers by its key
+    (`self.optimizers['d']`), else the container or name itself (`opts[i]` is `opts`)."""
+    item = item_key(node)
+    if item is not None and item in names.kind:
+        return item
     while isinstance(node, ast.Subscript):
         node = node.value
     return dotted(node)

@@ -5,8 +5,11 @@ reshapes that keep values (not ones that change the shape, which would
 settle the question differently) to the expressions that produced it: a call
 such as `torch.softmax(...)`, or for a model call `model(x)` the last layer or
 last op of that model, read from its class in this file (every `return` of
-`forward`) or from an `nn.Sequential(...)`'s last entry. Not a check itself
-(no CODE): the check loader skips it.
+`forward`) or from an `nn.Sequential(...)`'s last entry. With `values_only`
+(a question about the values, not their shape: GD501) it also follows reshapes
+and a constant-key item of a returned dict or tuple (`out["scores"].view(-1, 5)`
+where `forward` returns `{"scores": ...}`). Not a check itself (no CODE): the
+check loader skips it.
 """
 
 from __future__ import annotations
@@ -18,16 +21,23 @@ from graddoctor.lint.analysis.names import call_name, dotted, strip_to
 from graddoctor.lint.analysis.values import is_model_call
 
 _KEEP_VALUES = frozenset({"to", "float", "double", "half", "cuda", "cpu", "contiguous", "clone"})
+_RESHAPES = frozenset({"view", "reshape", "flatten", "permute", "transpose", "squeeze", "unsqueeze", "view_as", "reshape_as"})
 _DEPTH = 6
 
 
-def made_by(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> list[ast.expr]:
+def made_by(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, values_only: bool = False) -> list[ast.expr]:
     """The expressions that produced `expr`'s values (several when `forward` returns in several places)."""
     for _ in range(_DEPTH):
         expr = strip_to(expr)
-        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _KEEP_VALUES:
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and (
+            expr.func.attr in _KEEP_VALUES or values_only and expr.func.attr in _RESHAPES
+        ):
             expr = expr.func.value
             continue
+        if values_only and type(expr) is ast.Subscript and type(expr.slice) is ast.Constant:
+            containers = made_by(a, unit, expr.value, line, values_only)
+            items = [_item(c, expr.slice.value) for c in containers]
+            return [i for i in items if i is not None] if containers and all(i is not None for i in items) else []
         if isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):
             b = a.binding_before(unit, dotted(expr), line)
             if b is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)) or b.line > line:
@@ -42,6 +52,16 @@ def made_by(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> list[ast.
             return model_outputs(a, expr)
         return [expr]
     return []
+
+
+def _item(container: ast.expr, key) -> ast.expr | None:
+    """`{"scores": x}["scores"]` is `x`; `(a, b)[1]` is `b`; None when the literal does not show it."""
+    if type(container) is ast.Dict:
+        return next((v for k, v in zip(container.keys, container.values) if type(k) is ast.Constant and k.value == key), None)
+    if type(container) in (ast.Tuple, ast.List) and type(key) is int and -len(container.elts) <= key < len(container.elts):
+        found = container.elts[key]
+        return None if type(found) is ast.Starred else found
+    return None
 
 
 def model_outputs(a: FileAnalysis, call: ast.Call) -> list[ast.expr]:

@@ -56,6 +56,19 @@ def _dotted(node: ast.AST) -> str | None:
     return None
 
 
+def item_key(node: ast.AST) -> str | None:
+    """`self.optimizers['g']` for a constant-key item of a dotted container, None for anything else.
+
+    Keys of this form name the items of a dict or list literal one by one (`self.optimizers = {"g":
+    Adam(...), "d": Adam(...)}`), so that two optimizers kept in one container stay two optimizers.
+    """
+    if type(node) is not ast.Subscript or type(node.slice) is not ast.Constant:
+        return None
+    index = node.slice.value
+    container = dotted(node.value)
+    return f"{container}[{index!r}]" if container is not None and type(index) in (str, int) else None
+
+
 def call_name(call: ast.Call) -> str:
     """The last component of what is called: `Adam` for `torch.optim.Adam(...)`."""
     func = call.func
@@ -95,6 +108,7 @@ class Names:
         # dotted -> `Name(...)` call it was last assigned from, whatever its kind: instances of the
         # file's own plain classes (`diffusion = Diffusion(model)`), whose methods value flow follows
         self.constructed: dict[str, ast.Call] = {}
+        self.containers: dict[str, list[str]] = {}  # dotted container -> item keys of the optimizers it holds
         self._opt_cache: dict[str, bool] = {}  # filled only once learning is over (checks run after the walk)
 
     def learn(self, target: ast.expr, value: ast.expr) -> None:
@@ -105,6 +119,9 @@ class Names:
         if key is None:
             return
         value = strip_to(value)
+        if isinstance(value, (ast.Dict, ast.List, ast.Tuple)):
+            self._learn_items(key, value)
+            return
         if not isinstance(value, ast.Call):
             if isinstance(value, (ast.Name, ast.Attribute)):
                 other = dotted(value)
@@ -120,6 +137,22 @@ class Names:
             self.kind[key] = kind
             self.cls[key] = call_name(value)
             self.call[key] = value
+
+    def _learn_items(self, key: str, value: ast.Dict | ast.List | ast.Tuple) -> None:
+        """Optimizers and schedulers built inside a dict or list literal, each under its item key."""
+        if type(value) is ast.Dict:
+            pairs = [(k.value, v) for k, v in zip(value.keys, value.values) if type(k) is ast.Constant]
+        else:
+            pairs = list(enumerate(value.elts))
+        for index, item in pairs:
+            item = strip_to(item)
+            if type(index) not in (str, int) or not isinstance(item, ast.Call):
+                continue
+            kind = self.classify_call(item)
+            if kind in ("optimizer", "scheduler"):
+                name = f"{key}[{index!r}]"
+                self.kind[name], self.cls[name], self.call[name] = kind, call_name(item), item
+                self.containers.setdefault(key, []).append(name)
 
     def classify_call(self, call: ast.Call) -> str | None:
         name = call_name(call)
@@ -147,11 +180,11 @@ class Names:
         return None
 
     def of(self, node: ast.AST | str | None) -> str | None:
-        key = node if isinstance(node, str) or node is None else dotted(node)
+        key = node if isinstance(node, str) or node is None else dotted(node) or item_key(node)
         return self.kind.get(key) if key else None
 
     def is_optimizer(self, node: ast.AST) -> bool:
-        key = dotted(node) if type(node) is not ast.Subscript else None
+        key = dotted(node) if type(node) is not ast.Subscript else item_key(node)
         if key is not None:
             found = self._opt_cache.get(key)
             if found is None:

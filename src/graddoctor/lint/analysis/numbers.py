@@ -18,7 +18,7 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import CONVERSIONS, NUMBER_BUILTINS, call_name, dotted
-from graddoctor.lint.analysis.returns import local_callee, returned, returned_value, unpacked_index
+from graddoctor.lint.analysis.returns import argument, local_callee, returned, returned_value, unpacked_index
 
 REWRAPS = frozenset({"tensor", "as_tensor", "Tensor", "FloatTensor", "DoubleTensor", "from_numpy", "asarray"})
 _DEPTH = 3
@@ -315,14 +315,20 @@ def _call_without_graph(a: FileAnalysis, unit: Unit, call: ast.Call, line: int, 
         return False
     inner = a.method_unit(function)
     rets = returned(a, function)
-    return inner is not None and bool(rets) and all(
-        without_graph(a, inner, r.value, r.lineno, depth - 1) for r in rets)
+    if inner is None or not rets:
+        return False
+    # the helper's parameters are what this call passes (`temperature ** 2` with `T` given)
+    a.__dict__.setdefault("_call_sites", {})[id(inner)] = (call, unit)
+    return all(without_graph(a, inner, r.value, r.lineno, depth - 1) for r in rets)
 
 
 def _name_without_graph(a: FileAnalysis, unit: Unit, key: str, line: int, depth: int) -> bool:
     b = a.binding_before(unit, key, line)
     if b is not None and b.line == line:
         b = a.binding_before(unit, key, line - 1)
+    if b is None and isinstance(unit.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        given = argument(a, unit, key)  # a helper's parameter: what the call we came through passed
+        return given is not None and without_graph(a, given[2], given[0], given[1], depth - 1)
     if b is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)) or b.value is None:
         return False  # a parameter, a global, a loop variable: whatever it holds
     if isinstance(b.stmt, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets) \

@@ -302,10 +302,29 @@ def _reaches_model(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth
             return _reaches_model(a, unit, expr.left, line, depth + 1) or _reaches_model(a, unit, expr.right, line, depth + 1)
         else:
             nxt = step_into(a, unit, expr, line, depth)
+            if nxt is None and type(expr) is ast.Subscript:
+                nxt = (expr.value, line, unit)  # `h[src]`, `x[:, 0]`: part of the same tensor
+            elif nxt is None and type(expr) is ast.Name:
+                nxt = _unpacked_from(a, unit, expr, line)  # `cls_logits, boxes = raw`: an item of `raw`
         if nxt is None:
             return False
         expr, line, unit = nxt
     return False
+
+
+def _unpacked_from(a: FileAnalysis, unit: Unit, name: ast.Name, line: int) -> tuple[ast.expr, int, Unit] | None:
+    """`cls_logits, boxes = raw`: the container a name was unpacked from, when that is a plain name."""
+    b = binding_of(a, unit, name.id, name, line)
+    if b is None or type(b.stmt) is not ast.Assign or type(b.value) not in (ast.Name, ast.Attribute):
+        return None
+    if not any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets):
+        return None
+    return b.value, b.line, unit
+
+
+def made_from_model(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> bool:
+    """Whether `expr` is made from a network's output (cut or not), following both operands of arithmetic."""
+    return _reaches_model(a, unit, expr, line, 0)
 
 
 def unpacked_at(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> ast.Assign | None:

@@ -60,7 +60,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         if kind is None:
             continue
         wanted, wants, shown = kind
-        made = made_by(a, ctx.unit, call.args[0], call.lineno)
+        made = made_by(a, ctx.unit, call.args[0], call.lineno, values_only=True)
         if not made or any(_squashing(m) != wanted for m in made):
             continue
         at = made[0]

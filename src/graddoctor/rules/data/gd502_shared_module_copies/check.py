@@ -45,7 +45,10 @@ def _inside_container(parents: dict[int, ast.AST], node: ast.AST) -> bool:
 
 
 def _repeated(a: FileAnalysis, unit: Unit, node: ast.AST, inside: bool) -> str | None:
-    """The repeated module's text for `[m] * n` / `n * [m]` / `[m for _ in range(n)]`, else None."""
+    """The repeated module's text for `[m] * n` / `n * [m]` / `(m,) * n` / `[m for _ in range(n)]`, else None.
+
+    A tuple repeats like a list: `nn.Sequential(*(block,) * n)` is n references to one block.
+    """
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
         for seq, other in ((node.left, node.right), (node.right, node.left)):
             if isinstance(seq, (ast.List, ast.Tuple)) and seq.elts and not isinstance(other, (ast.List, ast.Tuple)):
@@ -53,7 +56,7 @@ def _repeated(a: FileAnalysis, unit: Unit, node: ast.AST, inside: bool) -> str |
                     found = _module_object(a, unit, elt, node.lineno, inside)
                     if found:
                         return found
-    elif isinstance(node, ast.ListComp) and isinstance(node.elt, (ast.Name, ast.Attribute)):
+    elif isinstance(node, (ast.ListComp, ast.GeneratorExp)) and isinstance(node.elt, (ast.Name, ast.Attribute)):
         bound = {dotted(t) for g in node.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
         key = dotted(node.elt)
         if key and key.split(".")[0] not in bound:
@@ -61,8 +64,9 @@ def _repeated(a: FileAnalysis, unit: Unit, node: ast.AST, inside: bool) -> str |
     return None
 
 
-# Candidate lines: `[...] * n`, `n * [...]`, `[name for ...]` (the shapes `_repeated` judges).
-_SHAPES = re.compile(r"\]\s*\*|\*\s*\[|\[\s*[\w.]+\s+for\s")
+# Candidate lines: `[...] * n`, `n * [...]`, `(m,) * n`, `n * (m,)`, `[name for ...]`, `(name for ...)`
+# (the shapes `_repeated` judges).
+_SHAPES = re.compile(r"\]\s*\*|\*\s*\[|,\s*\)\s*\*|\*\s*\(|[\[(]\s*[\w.]+\s+for\s")
 
 
 _SHARE_WORDS = re.compile(r"shar(?:e|ed|ing)|(?:^|[._])tie(?:d|_|$)|tying", re.IGNORECASE)
@@ -96,7 +100,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             for parent in ast.walk(stmt):
                 for child in ast.iter_child_nodes(parent):
                     parents[id(child)] = parent
-                if not isinstance(parent, (ast.BinOp, ast.ListComp)):
+                if not isinstance(parent, (ast.BinOp, ast.ListComp, ast.GeneratorExp)):
                     continue
                 found = _repeated(a, unit, parent, _inside_container(parents, parent))
                 if found is None or _sharing_meant(a, parents, parent, found):

@@ -47,6 +47,51 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                     _report(r, conv, call, recv, expr is recv, unpack)
                 break
             past_loss = past_loss or (isinstance(expr, ast.Call) and is_loss_call(a, expr))
+        else:
+            if not past_loss and type(expr) is ast.BinOp:
+                _number_term(a, r, call, unit, expr, line)
+
+
+def _terms(expr: ast.expr) -> list[ast.expr]:
+    """The terms of a sum: `alpha * soft + (1 - alpha) * hard - beta * kl` gives its three products."""
+    if type(expr) is ast.BinOp and type(expr.op) in (ast.Add, ast.Sub):
+        return _terms(expr.left) + _terms(expr.right)
+    return [expr]
+
+
+def _number_term(a: FileAnalysis, r: Reporter, backward: ast.Call, unit, expr: ast.BinOp, line: int) -> None:
+    """`loss = alpha * soft + (1 - alpha) * hard` where `soft` is a number made by `.item()` (a helper
+    returned `kl.item() * T ** 2`), while another term keeps a graph: that term adds a constant, so it
+    changes no gradient, whatever tensor it was converted from; only the other terms train. A number
+    that only weights a term (`confidence * soft`) is no term of its own.
+    """
+    terms = _terms(expr)
+    if len(terms) < 2:
+        return
+    graph = [t for t in terms if carries_graph(a, unit, t, line)]
+    if not graph:
+        return
+    for term in terms:
+        if term in graph or not without_graph(a, unit, term, line):
+            continue
+        conv = _conversion_in(a, unit, term, line)
+        if conv is not None:
+            _report(r, conv, backward, term, False, term=r.segment(term))
+            return
+
+
+def _conversion_in(a: FileAnalysis, unit, term: ast.expr, line: int) -> ast.Call | None:
+    """The conversion a term's value is made from: in it, behind its names, or in what a helper it calls returns."""
+    conv = numbers_in(a, unit, term, line)
+    if conv is not None:
+        return conv
+    for call in ast.walk(term):
+        found = returned_value(a, call, unit) if type(call) is ast.Call else None
+        if found is not None:
+            conv = numbers_in(a, found[2], found[0], found[1])
+            if conv is not None:
+                return conv
+    return None
 
 
 def _rewrapped_inside(a: FileAnalysis, unit, expr: ast.expr, line: int) -> ast.Call | None:
@@ -114,7 +159,8 @@ def _swapped_unpack(a: FileAnalysis, unit, expr: ast.expr, line: int) -> ast.Ass
 
 
 def _report(
-    r: Reporter, conv: ast.Call, backward: ast.Call, recv: ast.expr, direct: bool, unpack: ast.Assign | None = None
+    r: Reporter, conv: ast.Call, backward: ast.Call, recv: ast.expr, direct: bool, unpack: ast.Assign | None = None,
+    term: str | None = None,
 ) -> None:
     what = r.segment(conv)
     number = {"numpy": "a numpy array", "tolist": "a Python list"}.get(call_name(conv), "a Python number")
@@ -128,6 +174,12 @@ def _report(
         message = (
             f"The loss passed to backward (line {backward.lineno}) is built from `{what}`, {number} "
             "without autograd history, so no gradient reaches the model."
+        )
+    if term is not None:
+        message = (
+            f"The term `{term}` of the loss passed to backward (line {backward.lineno}) is built from `{what}`, "
+            f"{number} without autograd history: it adds a constant, so this part of the loss gives no gradient "
+            "and only the other terms train the model."
         )
     related = [r.related(backward.lineno, "backward is called here")]
     hint = f"Keep `{tensor}` as a tensor for the loss and call `backward()` on it; use `.item()` only for logging."

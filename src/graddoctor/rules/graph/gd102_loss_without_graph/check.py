@@ -8,7 +8,9 @@ from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
 from graddoctor.lint.analysis.numbers import REWRAPS, numbers_in, prediction_round_trip
 from graddoctor.lint.analysis.returns import returned
-from graddoctor.lint.analysis.values import backward_calls, carries_graph, chain, is_loss_call, names_in, surely_data
+from graddoctor.lint.analysis.values import (
+    backward_calls, carries_graph, chain, is_loss_call, made_from_model, names_in, step_into, surely_data,
+)
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD102"
@@ -75,7 +77,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 _report(r, call, node, why)
             break
         else:
-            if last is not None and not _every_side_cut(a, r, call, *last):
+            if last is not None and not _every_side_cut(a, r, call, *last) and not _every_summand_cut(a, r, call, *last):
                 _inside_loss_module(a, r, call, *last)
 
 
@@ -95,6 +97,49 @@ def _every_side_cut(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: ast.
 
 
 _SIDE_DEPTH = 3
+
+
+def _every_summand_cut(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: ast.expr, line: int, unit) -> bool:
+    """`sum(loss for loss in loss_dict.values())`, `sum(losses.values())`, `sum([l1, l2])` where every value
+    summed is cut (or plain data): the values of the dict or list literal the container comes from, judged
+    one by one like the sides of a `+`."""
+    if type(expr) is not ast.Call or dotted(expr.func) != "sum" or len(expr.args) != 1:
+        return False
+    summands = _summands(a, unit, expr.args[0], line)
+    if not summands:
+        return False
+    first = None
+    for value, at, where in summands:
+        status, cut = _side(a, where, value, at, 0)
+        if status == "open":
+            return False
+        first = first or cut
+    if first is None:
+        return False
+    _report(r, backward, first[0], first[2])
+    return True
+
+
+def _summands(a: FileAnalysis, unit, arg: ast.expr, line: int) -> list:
+    """The values `sum(arg)` adds, where a dict or list literal shows them; else []."""
+    if type(arg) in (ast.GeneratorExp, ast.ListComp):
+        gen = arg.generators[0] if len(arg.generators) == 1 else None
+        if gen is None or gen.ifs or type(gen.target) is not ast.Name or dotted(arg.elt) != gen.target.id:
+            return []
+        arg = gen.iter  # `sum(l for l in d.values())` sums what it iterates
+    values = type(arg) is ast.Call and type(arg.func) is ast.Attribute and arg.func.attr == "values" and not arg.args
+    container = arg.func.value if values else arg
+    for _ in range(8):
+        kind = type(container)
+        if kind is ast.Dict and values:
+            return [(v, line, unit) for v in container.values if v is not None]
+        if kind in (ast.List, ast.Tuple) and not values:
+            return [(v, line, unit) for v in container.elts if type(v) is not ast.Starred]
+        nxt = step_into(a, unit, container, line)
+        if nxt is None:
+            return []
+        container, line, unit = nxt
+    return []
 
 
 def _sides(a: FileAnalysis, unit, expr: ast.BinOp, line: int, depth: int):
@@ -119,7 +164,8 @@ def _side(a: FileAnalysis, unit, side: ast.expr, line: int, depth: int):
         cut = cut_reason(a, sub_unit, sub, sub_line, past_loss)
         past_loss = past_loss or (isinstance(sub, ast.Call) and is_loss_call(a, sub))
         if cut is not None:
-            return ("cut", cut) if carries_graph(a, sub_unit, cut[1], sub_line - 1) else ("open", None)
+            graph = carries_graph(a, sub_unit, cut[1], sub_line - 1) or made_from_model(a, sub_unit, cut[1], sub_line)
+            return ("cut", cut) if graph else ("open", None)
     sub, sub_line, sub_unit = last
     if sub is not side and surely_data(a, sub_unit, sub, sub_line):
         return "data", None
@@ -139,10 +185,13 @@ def _report(r: Reporter, backward: ast.Call, node: ast.AST, why: str, extra: lis
 
 
 def _inside_loss_module(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: ast.expr, line: int, unit) -> None:
-    """The chain ended at `criterion(pred, y)`, a module of a class of this file: look inside its `forward`.
+    """The chain ended at `criterion(pred, y)` or `model(x)`, a module of a class of this file: look inside its `forward`.
 
     A cut there of one of forward's own parameters counts when the call site passes it a value with
     a graph (`criterion(model(x), y)`): a custom loss that round-trips its prediction through numpy.
+    A cut of what the network's own layers made (`return score.round().clamp(0, 5)`) counts too.
+    Every `return` of forward must be cut: one path that returns the continuous output
+    (`if self.training: return logits`) keeps the graph.
     """
     if not isinstance(expr, ast.Call):
         return
@@ -153,14 +202,26 @@ def _inside_loss_module(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: 
     inner = a.method_unit(forward) if forward is not None else None
     if inner is None:
         return
-    params = [p.arg for p in forward.args.args[1:]]  # without self
     rets = returned(a, forward)
-    returned_names = set().union(*(names_in(ret.value) for ret in rets)) if rets else set()
+    first = None
+    for ret in rets:
+        found = _cut_returned(a, forward, inner, ret, expr, unit, line)
+        if found is None:
+            return
+        first = first or found
+    if first is not None:
+        _report(r, backward, first[0], first[1], [r.related(expr.lineno, f"`{r.segment(expr.func)}(...)` is called here")])
+
+
+def _cut_returned(a: FileAnalysis, forward, inner, ret: ast.Return, call: ast.Call, unit, line: int):
+    """(the cut, why) on the way to what `ret` returns, of a value with a graph; None if there is none."""
+    params = [p.arg for p in forward.args.args[1:]]  # without self
+    returned_names = names_in(ret.value)
     # what forward returns, followed back; and the values of the names it returns from
     # (`pred = torch.tensor(arr)` ... `return ((pred - target) ** 2).mean()`)
-    candidates = [c for ret in rets for c in chain(a, inner, ret.value, ret.lineno)]
+    candidates = list(chain(a, inner, ret.value, ret.lineno))
     candidates += [(stmt.value, stmt.lineno, inner) for stmt in ast.walk(forward)
-                   if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                   if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and stmt.lineno < ret.lineno
                    and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id in returned_names]
     for sub, sub_line, sub_unit in candidates:
         found = cut_reason(a, sub_unit, sub, sub_line, past_loss_call=True)
@@ -171,13 +232,14 @@ def _inside_loss_module(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: 
         cut_line = getattr(node, "lineno", sub_line)
         if name in params and all(b.line >= cut_line for b in inner.bindings.get(name, [])):
             position = params.index(name)  # forward's parameter: judged by what the call passes
-            given = expr.args[position] if position < len(expr.args) else None
+            given = call.args[position] if position < len(call.args) else None
             graph = given is not None and carries_graph(a, unit, given, line)
         else:
-            graph = carries_graph(a, sub_unit, operand, sub_line - 1)
+            graph = carries_graph(a, sub_unit, operand, sub_line - 1) or (
+                sub_unit is inner and made_from_model(a, inner, operand, cut_line))
         if graph:
-            _report(r, backward, node, why, [r.related(expr.lineno, f"`{r.segment(expr.func)}(...)` is called here")])
-            return
+            return node, why
+    return None
 
 
 _DISCRETE = frozenset({"argmax", "argmin", "round", "sign", "long", "int", "bool"})

@@ -31,6 +31,39 @@ def _per_sample(a: FileAnalysis, call: ast.Call) -> bool:
     return made is not None and _is_none(keyword(made, "reduction"))
 
 
+def _keeps_batch(call: ast.Call) -> bool:
+    """`x.sum(dim=1)`, `x.mean((1, 2))`, `torch.sum(x, dim=1)`: a reduction over dimensions after the
+    first only, which leaves one value per sample (dimension 0 stays; -1 could be dimension 0)."""
+    func = call.func
+    if type(func) is not ast.Attribute or func.attr not in ("sum", "mean"):
+        return False
+    args = call.args[1:] if dotted(func.value) == "torch" else call.args
+    dim = keyword(call, "dim") or (args[0] if args else None)
+    dims = dim.elts if isinstance(dim, (ast.Tuple, ast.List)) else [dim]
+    return bool(dims) and all(type(d) is ast.Constant and type(d.value) is int and d.value >= 1 for d in dims)
+
+
+def _selects(a: FileAnalysis, unit, expr: ast.Subscript, line: int) -> bool:
+    """`per[per > 0]`, `per[mask]`, `per[:k]`, `per[idx]` with an index tensor: a selection of
+    elements, still a tensor of many (a constant index, `out[0]`, picks one item instead)."""
+    index = expr.slice
+    if type(index) is ast.Slice or type(index) is ast.Compare:
+        return True
+    if type(index) is ast.Name:
+        b = binding_of(a, unit, index.id, index, line)
+        value = b.value if b is not None and isinstance(b.stmt, (ast.Assign, ast.AnnAssign)) else None
+        return type(value) is ast.Compare or (type(value) is ast.BoolOp)
+    return False
+
+
+def _torch_operand(call: ast.Call) -> ast.expr | None:
+    """The tensor of `torch.sum(x, dim=1)`; for a method call, its receiver."""
+    func = call.func
+    if dotted(func.value) == "torch":
+        return call.args[0] if call.args else None
+    return func.value
+
+
 def check(a: FileAnalysis, r: Reporter) -> None:
     if "none" not in a.source:
         return
@@ -54,6 +87,12 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 break
             if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _PASS_THROUGH:
                 todo.append((expr.func.value, line, unit))
+            elif isinstance(expr, ast.Call) and _keeps_batch(expr):  # `.sum(dim=1)`: still one value per sample
+                operand = _torch_operand(expr)
+                if operand is not None:
+                    todo.append((operand, line, unit))
+            elif isinstance(expr, ast.Subscript) and _selects(a, unit, expr, line):  # `per[per > 0]`: some of them
+                todo.append((expr.value, line, unit))
             elif isinstance(expr, ast.BinOp) and type(expr.op) in _ELEMENTWISE:  # `losses * weights`: still per sample
                 todo += [(expr.right, line, unit), (expr.left, line, unit)]
             elif isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):

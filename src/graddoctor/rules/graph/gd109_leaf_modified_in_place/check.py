@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from graddoctor.lint.analysis.model import FileAnalysis
+from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted, keyword
 from graddoctor.lint.analysis.returns import instance_class
 from graddoctor.rules.graph.gd105_unregistered_parameter.check import FACTORIES
@@ -62,16 +62,11 @@ def _leaves(a: FileAnalysis) -> dict[int, set[str]]:
                 out.setdefault(id(unit), set()).add(key)
                 if key.startswith("self.") and unit.cls is not None:
                     class_leaves.setdefault(unit.cls.name, set()).add(key)
+    frozen_owners = _frozen_owners(a)
     for loop, ctx in a.loops:
-        if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(loop.iter, ast.Call):
-            continue
-        name = call_name(loop.iter)
-        target = loop.target
-        if name == "parameters" and isinstance(target, ast.Name):
-            out.setdefault(id(ctx.unit), set()).add(target.id)
-        elif name == "named_parameters" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
-            if isinstance(target.elts[1], ast.Name):
-                out.setdefault(id(ctx.unit), set()).add(target.elts[1].id)
+        if isinstance(loop, (ast.For, ast.AsyncFor)):
+            for name in _parameter_targets(loop.iter, loop.target, frozen_owners):
+                out.setdefault(id(ctx.unit), set()).add(name)
     for unit in a.units:
         if unit.cls is not None and unit.cls.name in class_leaves:
             out.setdefault(id(unit), set()).update(class_leaves[unit.cls.name])
@@ -85,6 +80,62 @@ def _leaves(a: FileAnalysis) -> dict[int, set[str]]:
     if frozen:
         for names in out.values():
             names -= frozen
+    return out
+
+
+def _parameter_targets(iterable: ast.expr, target: ast.expr, frozen: set[str]) -> list[str]:
+    """The loop variables that take parameters: `for p in m.parameters()`, `for n, p in m.named_parameters()`,
+    and through `zip(...)`, `enumerate(...)` and `list(...)` (`for p, g in zip(fast.parameters(), grads)`);
+    not those of a module whose parameters the file freezes (an EMA copy detached once)."""
+    if type(iterable) is not ast.Call:
+        return []
+    name = call_name(iterable)
+    if name in ("parameters", "named_parameters") and type(iterable.func) is ast.Attribute \
+            and dotted(iterable.func.value) in frozen:
+        return []
+    if name == "parameters":
+        return [target.id] if type(target) is ast.Name else []
+    if name == "named_parameters":
+        ok = type(target) is ast.Tuple and len(target.elts) == 2 and type(target.elts[1]) is ast.Name
+        return [target.elts[1].id] if ok else []
+    if type(iterable.func) is not ast.Name or any(type(x) is ast.Starred for x in iterable.args):
+        return []
+    if name == "list" and len(iterable.args) == 1:
+        return _parameter_targets(iterable.args[0], target, frozen)
+    if name == "enumerate" and iterable.args and type(target) is ast.Tuple and len(target.elts) == 2:
+        return _parameter_targets(iterable.args[0], target.elts[1], frozen)
+    if name == "zip" and type(target) is ast.Tuple and len(target.elts) == len(iterable.args):
+        return [n for arg, elt in zip(iterable.args, target.elts) for n in _parameter_targets(arg, elt, frozen)]
+    return []
+
+
+def _frozen_owners(a: FileAnalysis) -> set[str]:
+    """Modules whose parameters the file takes out of autograd: `ema = deepcopy(model).requires_grad_(False)`,
+    `ema.requires_grad_(False)`, or a loop `for p in ema.parameters(): p.detach_()` (or
+    `p.requires_grad = False`, `p.requires_grad_(False)`)."""
+    out: set[str] = set()
+    if "requires_grad" not in a.source and "detach_" not in a.source:
+        return out
+    for call, ctx in a.calls:
+        func = call.func
+        if type(func) is ast.Attribute and func.attr == "requires_grad_" and call.args \
+                and type(call.args[0]) is ast.Constant and call.args[0].value is False:
+            if dotted(func.value):
+                out.add(dotted(func.value))
+            for key, bindings in ctx.unit.bindings.items():  # `ema = deepcopy(model).requires_grad_(False)`
+                if any(any(c is call for c in calls_in(b.value)) for b in bindings):
+                    out.add(key)
+    for loop, _ in a.loops:
+        if not isinstance(loop, (ast.For, ast.AsyncFor)) or type(loop.iter) is not ast.Call \
+                or type(loop.iter.func) is not ast.Attribute or loop.iter.func.attr != "parameters":
+            continue
+        var = dotted(loop.target)
+        for node in ast.walk(loop):
+            if type(node) is ast.Call and type(node.func) is ast.Attribute and dotted(node.func.value) == var \
+                    and node.func.attr in ("detach_", "requires_grad_"):
+                out.add(dotted(loop.iter.func.value) or "")
+            elif type(node) is ast.Assign and any(dotted(t) == f"{var}.requires_grad" for t in node.targets):
+                out.add(dotted(loop.iter.func.value) or "")
     return out
 
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import Binding, FileAnalysis, GradOff, Unit, calls_in
-from graddoctor.lint.analysis.names import dotted
-from graddoctor.lint.analysis.returns import local_callee, returned, returned_value, unpacked_index
+from graddoctor.lint.analysis.names import call_name, dotted
+from graddoctor.lint.analysis.returns import instance_class, local_callee, returned, returned_value, unpacked_index
 from graddoctor.lint.analysis.values import backward_calls, chain, may_run_model, surely_data
 from graddoctor.lint.reporter import Reporter
+from graddoctor.rules.graph.gd105_unregistered_parameter.check import PARAMETER_FREE
 
 CODE = "GD110"
 _DEPTH = 4
@@ -143,6 +145,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             _report(r, off, first.line, recv, call, lead)
     if "set_grad_enabled" in a.source:
         _switched_off(a, r)
+    _layers_frozen_by_grad_off(a, r)
 
 
 def _made_along_chain(a: FileAnalysis, r: Reporter, unit: Unit, recv: ast.expr, call: ast.Call) -> None:
@@ -248,3 +251,130 @@ def _report(r: Reporter, off: GradOff, made: int, recv: ast.expr, call: ast.Call
 def _indent(r: Reporter, line: int) -> int:
     text = r.lines[line - 1] if 0 < line <= len(r.lines) else ""
     return len(text.encode()) - len(text.lstrip().encode())
+
+
+# A submodule run without gradient recording on purpose: a teacher, a target or EMA network.
+_MEANT_FROZEN = re.compile(r"teacher|target|(?:^|_)ema(?:_|$)|frozen|momentum|prior|reference|(?:^|_)ref(?:_|$)", re.I)
+
+
+def _layers_frozen_by_grad_off(a: FileAnalysis, r: Reporter) -> None:
+    """A network's own layer run under no_grad/inference_mode (inline in a method, or in a method that
+    returns its output from there) whose output feeds another of its layers that trains, while the
+    optimizer is given all of the network's parameters and nothing in the file freezes any: the
+    layer's parameters are in the optimizer and never get a gradient ("no_grad saves memory").
+
+    A frozen backbone says so (`requires_grad_(False)`, `requires_grad = False`, a `freeze` helper,
+    an optimizer given only the head); a teacher's or target network's output is a target, not
+    fed to a trained layer; then this stays silent.
+    """
+    if not backward_calls(a) or "requires_grad" in a.source or "freeze" in a.source.lower():
+        return
+    for info in a.classes.values():
+        if not info.is_module or not _optimized_whole(a, info):
+            continue
+        units = [u for u in (a.method_unit(m) for m in info.methods.values()) if u is not None]
+        producers = _grad_off_layer_methods(a, info)
+        for unit in units:
+            for call, ctx in a.calls:
+                if ctx.unit is not unit or ctx.grad_off is not None:
+                    continue
+                layer = _own_layer(a, call)
+                if layer is None:
+                    continue
+                found = _fed_from_grad_off(a, unit, call, producers)
+                if found is None or found[0] == layer:
+                    continue
+                frozen, off, made = found
+                if _MEANT_FROZEN.search(frozen[5:]):
+                    continue  # `self.target_encoder`, `self.ema_model`: kept without gradients on purpose
+                node = ast.Pass(lineno=off.line, col_offset=_indent(r, off.line))
+                r.add(
+                    CODE,
+                    f"`{frozen}` runs under {off.how} (line {off.line}) and its output feeds `{layer}` (line "
+                    f"{call.lineno}), which trains: the optimizer is given all of `{info.name}`'s parameters, but "
+                    f"those of `{frozen}` get no gradient through it and never change.",
+                    node,
+                    related=[r.related(made, "computed without gradient recording"),
+                             r.related(call.lineno, f"`{layer}` trains on it")],
+                    hint=f"Run `{frozen}` with gradient recording on; if it is meant to stay frozen, call "
+                         f"`{frozen}.requires_grad_(False)` and leave its parameters out of the optimizer.",
+                )
+                return
+
+
+# Normalization layers run under no_grad to update their running statistics (a batch-norm parity
+# test, a statistics warm-up pass): their buffers are the point there, not their affine parameters.
+_NORMS = re.compile(r"Norm(?:[123]d)?$")
+
+
+def _own_layer(a: FileAnalysis, call: ast.Call, frozen: bool = False) -> str | None:
+    """`self.head` for `self.head(h)`, a layer with parameters built on the network (for the layer run
+    without recording, `frozen`: not a normalization layer)."""
+    key = dotted(call.func)
+    if not key or not key.startswith("self.") or key.count(".") != 1 or a.names.of(key) != "module":
+        return None
+    built = a.names.call.get(key)
+    if built is not None and (call_name(built) in PARAMETER_FREE or frozen and _NORMS.search(call_name(built))):
+        return None
+    return key
+
+
+def _grad_off_layer_methods(a: FileAnalysis, info) -> dict[str, tuple[str, GradOff, int]]:
+    """Methods of the network that return one of its layers' output computed with recording off
+    (`with torch.inference_mode(): return self.features(x)`, or a decorated method)."""
+    out = {}
+    for name, method in info.methods.items():
+        inner = a.method_unit(method)
+        rets = returned(a, method) if inner is not None else []
+        if not rets:
+            continue
+        decorated = a.grad_off_functions.get(name)
+        found = None
+        for ret in rets:
+            layer = next((k for c in calls_in(ret.value) if (k := _own_layer(a, c, frozen=True))), None)
+            ctx = next((_ctx_of(a, c) for c in calls_in(ret.value)), None)
+            off = decorated or (ctx.grad_off if ctx is not None else None)
+            if layer is None or off is None:
+                found = None
+                break
+            found = found or (layer, off, ret.lineno)
+        if found is not None:
+            out[name] = found
+    return out
+
+
+def _fed_from_grad_off(a: FileAnalysis, unit: Unit, call: ast.Call, producers: dict) -> tuple[str, GradOff, int] | None:
+    """The grad-off layer whose output `call`'s arguments are made from: directly (`self.head(self.extract(x))`)
+    or through a name assigned under no_grad from a layer (`feats = self.encoder(x)` in a `with` block)."""
+    for arg in list(call.args) + [k.value for k in call.keywords]:
+        for inner in calls_in(arg):
+            name = dotted(inner.func) or ""
+            if name.startswith("self.") and name[5:] in producers:
+                return producers[name[5:]]
+        for node in ast.walk(arg):
+            if type(node) is not ast.Name:
+                continue
+            b = a.binding_before(unit, node.id, call.lineno)
+            if b is None or b.ctx.grad_off is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
+                continue
+            layer = next((k for c in calls_in(b.value) if (k := _own_layer(a, c, frozen=True))), None)
+            if layer is not None:
+                return layer, b.ctx.grad_off, b.line
+    return None
+
+
+def _optimized_whole(a: FileAnalysis, info) -> bool:
+    """An optimizer built in this file from all the network's parameters: `Adam(self.parameters())` in
+    one of its methods, or `Adam(model.parameters())` where `model` is an instance of it."""
+    for call, ctx in a.calls:
+        if a.names.classify_call(call) != "optimizer" or not call.args:
+            continue
+        given = call.args[0]
+        if not (type(given) is ast.Call and type(given.func) is ast.Attribute and given.func.attr == "parameters"):
+            continue
+        owner = given.func.value
+        if dotted(owner) == "self" and ctx.unit.cls is info:
+            return True
+        if instance_class(a, owner) is info:
+            return True
+    return False

@@ -14,19 +14,34 @@ _TRANSPARENT = frozenset({"prepare", "print", "len", "id", "isinstance", "type"}
 
 
 def _optimizer_escapes(a: FileAnalysis) -> bool:
-    """True if any step could happen where we cannot see it (a call we do not know gets the optimizer)."""
+    """True if any step could happen where we cannot see it (a call we do not know gets the optimizer).
+
+    Handing the optimizer to a function of this file (`run_epoch(model, optimizer, ...)`) is no
+    escape: its body is read like the rest of the file, and whatever it does with the optimizer
+    (step it, pass it on) is one of the calls judged here.
+    """
     names = a.names
-    for call, _ in a.calls:
+    for call, ctx in a.calls:
         if call_name(call) == "step" or call_name(call) == "optimizer_step":
             recv = call.func.value if isinstance(call.func, ast.Attribute) else None
             if recv is None or not names.is_scheduler(recv):
                 return True  # any non-scheduler step: env.step() makes us silent too, on purpose
-        if call_name(call) in _TRANSPARENT or names.classify_call(call) == "scheduler":
+        if call_name(call) in _TRANSPARENT or names.classify_call(call) == "scheduler" or _own_function(a, call, ctx):
             continue
         for arg in list(call.args) + [k.value for k in call.keywords]:
             if isinstance(arg, (ast.Name, ast.Attribute)) and names.is_optimizer(arg):
                 return True
     return False
+
+
+def _own_function(a: FileAnalysis, call: ast.Call, ctx) -> bool:
+    """A call of a module-level function of this file, or of a method of the caller's own class."""
+    func = call.func
+    if type(func) is ast.Name:
+        return func.id in a.functions
+    cls = ctx.unit.cls
+    return type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id == "self" \
+        and cls is not None and func.attr in cls.methods
 
 
 def _has_optimizer(a: FileAnalysis, it) -> bool:

@@ -31,6 +31,12 @@ def _graph_value(a: FileAnalysis, expr: ast.expr, ctx: Ctx, loop: ast.stmt, rece
         if is_loss_call(a, expr) or is_model_call(a, expr) or _helper_returns_graph(a, expr, ctx.unit):
             return "call"
         return None
+    if isinstance(expr, (ast.Attribute, ast.Subscript)) and _part_of_output(expr):
+        # `outputs.loss`, `out["loss"]`, `out[0]`: a part of a model output (a dict-like ModelOutput,
+        # a tuple) holds the graph of the whole
+        if dotted(expr) in receivers:
+            return "loss"
+        return _graph_value(a, expr.value, ctx, loop, receivers)
     if isinstance(expr, ast.Name):
         if expr.id in receivers:
             return "loss"
@@ -47,6 +53,19 @@ def _graph_value(a: FileAnalysis, expr: ast.expr, ctx: Ctx, loop: ast.stmt, rece
         if isinstance(value, ast.Call) and _helper_returns_graph(a, value, ctx.unit, unpacked_index(b.stmt, expr.id)):
             return "call"
     return None
+
+
+# Attributes of a tensor that are no tensor with history.
+_METADATA = frozenset({"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "grad", "data", "grad_fn", "layout", "names"})
+
+
+def _part_of_output(expr: ast.Attribute | ast.Subscript) -> bool:
+    """`outputs.loss`, `out["loss"]`, `out[0]` of a plain name: not `x.shape`, `p.grad`, `x[i]` of a variable index."""
+    if type(expr.value) is not ast.Name:
+        return False
+    if type(expr) is ast.Attribute:
+        return expr.attr not in _METADATA
+    return type(expr.slice) is ast.Constant and type(expr.slice.value) in (str, int)
 
 
 def _helper_returns_graph(a: FileAnalysis, call: ast.Call, unit, index: int | None = None) -> bool:
@@ -96,7 +115,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         loop = ctx.loops[-1]
         trains = id(loop) in loop_backward
         if not trains and not _DATA_ITER.search(a.segment(getattr(loop, "iter", loop))) \
-                and not _evaluation_function(a, ctx.unit):
+                and not _evaluation_function(a, ctx.unit) and not _after_eval(a, ctx, loop, loop_backward):
             continue  # summing per-head losses in a small loop is how losses are built, not a leak
         if not _carried_over(ctx, key, loop, node):
             continue
@@ -126,6 +145,28 @@ def _evaluation_function(a: FileAnalysis, unit) -> bool:
     return bool(_EVAL_FUNCTION.match(node.name)) or any(
         type(c) is ast.Call and type(c.func) is ast.Attribute and c.func.attr == "eval" and not c.args
         for c in ast.walk(node))
+
+
+def _after_eval(a: FileAnalysis, ctx: Ctx, loop: ast.stmt, loop_backward: dict[int, set[str]]) -> bool:
+    """An evaluation loop inside a block: it runs no backward, and the statements before it in the same
+    block put a model in eval mode (`model.eval()`, then `for x, y in val: preds.append(model(x))`)
+    with no `.train()` between. An eval mode set for a validation pass is no `no_grad`: the graph of
+    every batch stays in what the loop collects."""
+    if id(loop) in loop_backward or any(id(inner) in loop_backward for inner in ast.walk(loop)):
+        return False
+    parent = ctx.loops[-2] if len(ctx.loops) > 1 else ctx.unit.node
+    for body in (getattr(parent, "body", []), getattr(parent, "orelse", [])):
+        if loop not in body:
+            continue
+        mode = None
+        for stmt in body[: body.index(loop)]:
+            call = stmt.value if type(stmt) is ast.Expr else None
+            if type(call) is ast.Call and type(call.func) is ast.Attribute and call.func.attr in ("eval", "train"):
+                off = call.func.attr == "train" and call.args and type(call.args[0]) is ast.Constant \
+                    and call.args[0].value is False  # `.train(False)` is eval mode
+                mode = "eval" if off else call.func.attr
+        return mode == "eval"
+    return False
 
 
 def _loops_training_through_helpers(a: FileAnalysis) -> list[ast.stmt]:

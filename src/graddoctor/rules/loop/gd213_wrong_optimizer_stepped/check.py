@@ -7,7 +7,7 @@ import ast
 
 from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import FileAnalysis
-from graddoctor.lint.analysis.names import call_name, dotted
+from graddoctor.lint.analysis.names import call_name, dotted, item_key
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD213"
@@ -15,18 +15,32 @@ CODE = "GD213"
 
 def _stepped_or_handed_on(a: FileAnalysis, optimizers: set[str]) -> set[str]:
     """Optimizers that may step: `opt.step()` anywhere, or the optimizer given to any call (a helper,
-    `scaler.step(opt)`, `accelerator.prepare(opt)`) or stored under another name."""
+    `scaler.step(opt)`, `accelerator.prepare(opt)`) or stored under another name.
+
+    An optimizer kept in a container (`self.optimizers["d"]`) is named by its item; the container
+    used any other way than by a constant key (`for opt in self.optimizers.values()`, handed to a
+    call) may step every optimizer it holds."""
     out = set()
     for call, _ in a.calls:
         if call_name(call) == "step" and isinstance(call.func, ast.Attribute):
-            out.add(dotted(call.func.value))
+            out.add(item_key(call.func.value) or dotted(call.func.value))
         for arg in list(call.args) + [k.value for k in call.keywords]:
             for node in ast.walk(arg):
                 if isinstance(node, (ast.Name, ast.Attribute)) and dotted(node) in optimizers:
                     out.add(dotted(node))
+                elif type(node) is ast.Subscript and item_key(node) in optimizers:
+                    out.add(item_key(node))
+    by_key: set[int] = set()
     for node in ast.walk(a.tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Name, ast.Attribute)):
-            out.add(dotted(node.value))
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)):
+            out.add(item_key(node.value) or dotted(node.value))
+        if type(node) is ast.Subscript and item_key(node) is not None:
+            by_key.add(id(node.value))
+    containers = a.names.containers
+    if containers:
+        for node in ast.walk(a.tree):
+            if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and id(node) not in by_key:
+                out.update(containers.get(dotted(node), ()))
     return out & optimizers
 
 
@@ -39,9 +53,9 @@ def check(a: FileAnalysis, r: Reporter) -> None:
     idle = optimizers - _stepped_or_handed_on(a, optimizers)
     if not idle:
         return
+    reported: set[int] = set()
     for it in iterations(a):
-        if it.kind != "loop":
-            continue
+        # a loop, or one function's body (a `train_step` method that a loop elsewhere calls)
         since: list = []  # the plain events since the iteration's last step
         for event in it.events:
             if event.conditional or event.nested:
@@ -54,8 +68,9 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             backward = [e for e in since if e.kind == "backward"]
             own_zero = any(e.kind == "zero_grad" and e.target == event.target for e in since)
             since = []
-            if event.target not in optimizers or not zeroed or not backward or own_zero:
+            if event.target not in optimizers or not zeroed or not backward or own_zero or id(event.node) in reported:
                 continue
+            reported.add(id(event.node))
             mine = zeroed[-1].target
             r.add(CODE,
                   f"`{mine}.zero_grad()` (line {zeroed[-1].line}) and backward() (line {backward[-1].line}) prepare "
