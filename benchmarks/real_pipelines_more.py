@@ -141,8 +141,9 @@ _IGNITE = [
     _ignite("mnist_tqdm_logger", "mnist", "mnist_with_tqdm_logger.py", _IGNITE_MNIST[:-2], seed=True),
     _ignite("mnist_tensorboard", "mnist", "mnist_with_tensorboard.py", _IGNITE_MNIST + ["--log_dir", "tb"],
             seed=True),
+    # no --log_interval either: the TensorBoard-logger variant logs every iteration
     _ignite("mnist_tensorboard_logger", "mnist", "mnist_with_tensorboard_logger.py",
-            _IGNITE_MNIST + ["--log_dir", "tb"], seed=True),
+            _IGNITE_MNIST[:-2] + ["--log_dir", "tb"], seed=True),
     _ignite("mnist_save_resume", "mnist", "mnist_save_resume_engine.py",
             _IGNITE_MNIST + ["--epochs", "2", "--log_dir", "ckpt", "--deterministic"],
             artifacts=["mnist/ckpt/*.pt"]),
