@@ -58,8 +58,8 @@ def prep_yunjey_style(root: Path) -> None:
 
 
 def prep_images_folder(root: Path) -> None:
-    """An image folder (ImageFolder layout, one class) for the diffusion trainer and ignite's style transfer."""
-    for i in range(16):
+    """An image folder (ImageFolder layout, one class) for the diffusion trainer, which asserts at least 100."""
+    for i in range(100):
         _image(root / "images" / "all" / f"img_{i:02d}.png", (32, 32), 100 + i)
     _image(root / "style.jpg", (64, 64), 99)
 
