@@ -118,6 +118,9 @@ def _environment(config: Config, tree: Path, extra: list, repo: Path) -> dict:
     # the same hash seed for both runs: set and dict order must not differ between them
     env["PYTHONHASHSEED"] = "0"
     env["MPLBACKEND"] = "Agg"
+    # tqdm redraws a bar (and the loss it shows) at most every 0.1 s: which losses get printed depends on
+    # how fast each run goes, so an instrumented run showed other ones (ignite's MNIST examples); every one
+    env.setdefault("TQDM_MININTERVAL", "0")
     env.setdefault("GD_BENCH_DATASET_LEN", "256")
     env.setdefault("GD_BENCH_DATASET_LEN_TEST", "128")
     env.update(config.env)

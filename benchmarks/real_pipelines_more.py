@@ -58,8 +58,8 @@ def prep_yunjey_style(root: Path) -> None:
 
 
 def prep_images_folder(root: Path) -> None:
-    """An image folder (ImageFolder layout, one class) for the diffusion trainer and ignite's style transfer."""
-    for i in range(16):
+    """An image folder (ImageFolder layout, one class) for the diffusion trainer, which asserts at least 100."""
+    for i in range(100):
         _image(root / "images" / "all" / f"img_{i:02d}.png", (32, 32), 100 + i)
     _image(root / "style.jpg", (64, 64), 99)
 
@@ -85,8 +85,10 @@ _GAN += [
     _gan("wgan", ["--n_epochs", "2", "--n_critic", "2"]),
     _gan("wgan_gp", ["--n_epochs", "2", "--n_critic", "2"]),
     _gan("wgan_div", ["--n_epochs", "2", "--n_critic", "2"]),
+    # clustergan.py calls .cuda() and torch.cuda.FloatTensor whether CUDA exists or not: on this CPU-only
+    # machine GD_BENCH_CUDA_ON_CPU (real_pipelines_seed/) makes them CPU ones, in both runs alike
     Config("gan_cluster_gan", "pytorch-gan", "implementations", "clustergan.py", ["-n", "1", "-b", "64"],
-           cwd="cluster_gan", seed=True),
+           cwd="cluster_gan", seed=True, env={"GD_BENCH_CUDA_ON_CPU": "1"}),
 ]
 
 # ---------------------------------------------------------------- yunjey/pytorch-tutorial
@@ -135,11 +137,13 @@ def _ignite(name: str, where: str, script: str, args: list, **kw) -> Config:
 _IGNITE = [
     # mnist.py and its logger variants never seed
     _ignite("mnist", "mnist", "mnist.py", _IGNITE_MNIST, seed=True),
-    _ignite("mnist_tqdm_logger", "mnist", "mnist_with_tqdm_logger.py", _IGNITE_MNIST, seed=True),
+    # the tqdm variant has no --log_interval (its bar shows every iteration)
+    _ignite("mnist_tqdm_logger", "mnist", "mnist_with_tqdm_logger.py", _IGNITE_MNIST[:-2], seed=True),
     _ignite("mnist_tensorboard", "mnist", "mnist_with_tensorboard.py", _IGNITE_MNIST + ["--log_dir", "tb"],
             seed=True),
+    # no --log_interval either: the TensorBoard-logger variant logs every iteration
     _ignite("mnist_tensorboard_logger", "mnist", "mnist_with_tensorboard_logger.py",
-            _IGNITE_MNIST + ["--log_dir", "tb"], seed=True),
+            _IGNITE_MNIST[:-2] + ["--log_dir", "tb"], seed=True),
     _ignite("mnist_save_resume", "mnist", "mnist_save_resume_engine.py",
             _IGNITE_MNIST + ["--epochs", "2", "--log_dir", "ckpt", "--deterministic"],
             artifacts=["mnist/ckpt/*.pt"]),

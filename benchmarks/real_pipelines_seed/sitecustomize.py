@@ -30,3 +30,14 @@ if os.environ.get("GD_BENCH_PIL_ANTIALIAS"):
 
     if not hasattr(Image, "ANTIALIAS"):
         Image.ANTIALIAS = Image.LANCZOS
+
+# A script written for a GPU only (`.cuda()` and `torch.cuda.FloatTensor` whatever
+# torch.cuda.is_available() says): GD_BENCH_CUDA_ON_CPU=1 makes both mean the CPU, as a stand-in
+# for the GPU this machine lacks. Only where CUDA is absent; the same in both runs.
+if os.environ.get("GD_BENCH_CUDA_ON_CPU"):
+    import torch
+
+    if not torch.cuda.is_available():
+        torch.Tensor.cuda = lambda self, *args, **kwargs: self
+        torch.cuda.FloatTensor = torch.FloatTensor
+        torch.cuda.LongTensor = torch.LongTensor

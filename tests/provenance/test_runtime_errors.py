@@ -205,6 +205,74 @@ def test_data_write_after_the_step_is_silent(run_script):
     assert "GD109" not in ran.codes()
 
 
+DATA_ASSIGNED = """
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(2):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    model.weight.data = model.weight.data * 0.5     # new values behind the graph's back
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_data_assigned_new_values_between_forward_and_backward_is_gd109(run_script):
+    ran = run_script({"train.py": DATA_ASSIGNED})
+    found = ran.only("GD109")
+    assert found.line == line_of(DATA_ASSIGNED, "model.weight.data = ")
+
+
+# An adapter added to a model that already ran once (peft's IA3 does this in get_peft_model):
+# its new parameters are moved to the base layer's device with `.to()`, which returns them
+# unchanged, then the module is moved with `.to()`, which assigns `param.data = param`. Neither
+# recorded anything into a graph nor changed a value: not a `.data` edit after a forward pass.
+ADAPTER_MOVED = """
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+
+
+class Scaled(nn.Module):
+    def __init__(self, base):
+        super().__init__()
+        self.base = base
+        self.scales = nn.ParameterDict({"default": nn.Parameter(torch.ones(base.out_features))})
+        device = base.weight.device
+        self.scales["default"] = self.scales["default"].to(device)
+        self.to(device)
+
+    def forward(self, x):
+        return self.base(x) * self.scales["default"]
+
+
+base = nn.Linear(8, 4)
+print("probe", base(torch.randn(2, 8)).shape)       # the base model ran once before the adapter
+for p in base.parameters():
+    p.requires_grad_(False)
+model = Scaled(base)
+opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+x, y = torch.randn(32, 8), torch.randn(32, 4)
+for step in range(3):
+    loss = nn.functional.mse_loss(model(x), y)
+    model.to("cpu")                                   # a no-op move between forward and backward
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_a_move_that_changes_nothing_is_no_data_edit(run_script):
+    ran = run_script({"train.py": ADAPTER_MOVED})
+    assert "GD109" not in ran.codes(), [(f.code, f.line, f.message) for f in ran.findings]
+    assert ran.serious() == []
+
+
 def test_leaf_inplace_error_is_gd109_at_the_line(run_script):
     train = """
     import torch

@@ -14,7 +14,7 @@ from PIL import Image
 from . import functional_stub as F
 
 __all__ = ["Compose", "ToTensor", "PILToTensor", "ToPILImage", "Normalize", "Resize", "CenterCrop", "RandomCrop",
-           "RandomResizedCrop", "RandomHorizontalFlip", "Lambda", "Grayscale"]
+           "RandomResizedCrop", "RandomHorizontalFlip", "Lambda", "Grayscale", "Pad"]
 
 
 class Compose:
@@ -137,6 +137,28 @@ class Grayscale(torch.nn.Module):
     def forward(self, img: Image.Image) -> Image.Image:
         img = img.convert("L")
         return img if self.n == 1 else Image.merge("RGB", [img, img, img])
+
+
+class Pad(torch.nn.Module):
+    """Constant padding on every side (an int), left/right and top/bottom (2), or each side (4)."""
+
+    def __init__(self, padding: Any, fill: int = 0, padding_mode: str = "constant") -> None:
+        super().__init__()
+        if padding_mode != "constant":
+            raise NotImplementedError(f"the stand-in Pad has no padding_mode={padding_mode!r}")
+        pad = [padding] * 4 if isinstance(padding, numbers.Number) else list(padding)
+        if len(pad) == 2:
+            pad = [pad[0], pad[1], pad[0], pad[1]]
+        self.left, self.top, self.right, self.bottom = pad
+        self.fill = fill
+
+    def forward(self, img: Any) -> Any:
+        if isinstance(img, Image.Image):
+            w, h = img.size
+            out = Image.new(img.mode, (w + self.left + self.right, h + self.top + self.bottom), self.fill)
+            out.paste(img, (self.left, self.top))
+            return out
+        return torch.nn.functional.pad(img, (self.left, self.right, self.top, self.bottom), value=float(self.fill))
 
 
 class Lambda:

@@ -84,6 +84,21 @@ def _mark_site(out: Tensor, frame) -> None:
         frame = frame.f_back
 
 
+def _same_values(param: Tensor, value: object) -> bool:
+    """Whether `param.data = value` leaves `param` as it was: `value` is `param` or views the very
+    same memory the same way (nn.Module.to() assigns every parameter back to itself when nothing
+    moves or converts)."""
+    if value is param:
+        return True
+    if not isinstance(value, Tensor):
+        return False
+    try:
+        return (value.dtype == param.dtype and value.device == param.device and value.shape == param.shape
+                and value.stride() == param.stride() and value.data_ptr() == param.data_ptr() != 0)
+    except (RuntimeError, NotImplementedError):  # a tensor kind without storage to compare
+        return False
+
+
 class Recorder(TorchFunctionMode):
     """Records cuts, in-place edits, `.data` writes and inference tensors while active."""
 
@@ -148,6 +163,15 @@ class Recorder(TorchFunctionMode):
             out = call(*args, **kwargs)
             if target is not None and target.requires_grad != before:
                 self.frozen.requires_grad_set(target, sys._getframe(2))
+            return out
+        if kind is DATA_SET:  # `param.data = value`
+            target = args[0] if len(args) > 1 and isinstance(args[0], Tensor) and args[0].requires_grad else None
+            # nn.Module.to() assigns `param.data = param` when nothing moves or converts: no edit
+            changes = target is not None and not _same_values(target, args[1])
+            out = call(*args, **kwargs)
+            if changes:
+                self.edits.data_write(id(target), "data = ...", sys._getframe(2), self.forward_seen,
+                                      self.used_since_backward, self.step)
             return out
         pre = None
         if kind is INPLACE and args and isinstance(args[0], Tensor):
@@ -224,25 +248,24 @@ class Recorder(TorchFunctionMode):
         if pre is not None:
             self.edits.after(args[0], pre, func, sys._getframe(2), self.forward_seen, self.used_since_backward,
                              self.step)
-        elif kind is DATA_SET and args and isinstance(args[0], Tensor) and args[0].requires_grad:
-            self.edits.data_write(id(args[0]), "data = ...", sys._getframe(2), self.forward_seen,
-                                  self.used_since_backward, self.step)
 
         if isinstance(out, Tensor):
             if requires:
                 if out.requires_grad:
                     if grad_on:
-                        # Recorded into a graph: these inputs are now saved or referenced by it.
-                        self.forward_seen = True
                         _mark_site(out, sys._getframe(2))
                         if (kind is STEP_FN or kind is BOUNDED) and self.step <= ZERO_WATCH_STEPS:
                             self.zeroing.zeroing(kind, func, args, out, sys._getframe(2))
                         elif kind is SELECT and self.zeroing.rnn_outputs and self.step < ZERO_WATCH_STEPS:
                             self.zeroing.selected(func, args, sys._getframe(2))
-                        used = self.used_since_backward.add
-                        for a in args:
-                            if isinstance(a, Tensor) and a.requires_grad:
-                                used(id(a))
+                        if out.grad_fn is not None:
+                            # Recorded into a graph: these inputs are now saved or referenced by it. An op
+                            # that returns a leaf (`p.to(p.device)` returns p itself) recorded nothing.
+                            self.forward_seen = True
+                            used = self.used_since_backward.add
+                            for a in args:
+                                if isinstance(a, Tensor) and a.requires_grad:
+                                    used(id(a))
                         if taint is not None:
                             self.cutter.fed(taint, (*args, *kwargs.values()) if kwargs else args)
                 else:

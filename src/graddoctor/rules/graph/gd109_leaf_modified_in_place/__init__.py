@@ -26,6 +26,8 @@ RuntimeError: a leaf Variable that requires grad is being used in an in-place op
 
 ## Known problems
 `lint` treats `nn.Parameter(t, requires_grad=False)` and parameters switched off anywhere in the file (`p.requires_grad = False`, `p.requires_grad_(False)`) as buffers, not leaves that require grad: running statistics and EMA codebooks kept as frozen Parameters are updated in place on purpose and are not reported.
+
+At run time a `.data` assignment that leaves the parameter as it was is no write: `nn.Module.to()` assigns `param.data = param` to every parameter when there is nothing to move or convert (an adapter library moving its new weights to the base layer's device does so), and an op that returns its input unchanged (`p.to(p.device)`) is no use by a forward pass.
 """
 
 from graddoctor.finding import Severity
@@ -40,6 +42,8 @@ RULE = Rule(
     engines=('graddoctor.explain.patterns', 'graddoctor.observers.provenance'),
     doc=__doc__,
     evidence_needed=(
-        'an in-place op (or a `.data` write) on a leaf that requires grad was recorded outside `no_grad`.'
+        'an in-place op (or a `.data` write) on a leaf that requires grad was recorded outside `no_grad`; a '
+        '`.data` write only when it gave the parameter other memory or another view, after an op recorded it '
+        'into a graph and before the backward that reached it.'
     ),
 )
