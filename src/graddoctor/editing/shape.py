@@ -25,8 +25,7 @@ def siblings(src: Source, stmt: cst.BaseStatement) -> list[cst.BaseStatement]:
 
 def calls_in(src: Source, node: cst.CSTNode, method: str) -> list[cst.Call]:
     """Calls of `method` inside `node` (`x.method(...)` or `method(...)`), in source order."""
-    found = [n for n in src.calls_named(method) if _inside(src, n, node)]
-    return sorted(found, key=lambda c: src.lines_of(c))
+    return sorted(src.calls_within(method, node), key=lambda c: src.lines_of(c))
 
 
 def first_calling(src: Source, stmts: list[cst.BaseStatement], method: str) -> cst.BaseStatement | None:

@@ -6,6 +6,7 @@ Everything not named keeps its exact characters (comments, blank lines, quoting)
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -30,6 +31,7 @@ class Source:
         self._of_kind: dict = {}  # kind -> its nodes in source order
         self._starting: dict[type, dict[int, list]] = {}  # kind -> start line -> its nodes there
         self._named: dict[str, list] = {}  # method -> the calls of it
+        self._named_lines: dict[str, list[int]] = {}  # method -> the start line of each of those calls
 
     # ---- where things are -------------------------------------------------------------------
 
@@ -63,8 +65,18 @@ class Source:
         """Every call of `x.method(...)` or `method(...)`, in source order."""
         found = self._named.get(method)
         if found is None:
-            found = self._named[method] = [n for n in self.nodes(cst.Call) if callee_name(n) == method]
+            calls = [n for n in self.nodes(cst.Call) if callee_name(n) == method]
+            found = self._named[method] = sorted(calls, key=lambda c: self._positions[c].start.line)
+            self._named_lines[method] = [self._positions[c].start.line for c in found]
         return found
+
+    def calls_within(self, method: str, node: cst.CSTNode) -> list[cst.Call]:
+        """The calls of `method` inside `node`, in source order: only those on its lines are looked at."""
+        calls = self.calls_named(method)
+        lines = self._named_lines[method]
+        first, last = self.lines_of(node)
+        return [c for c in calls[bisect.bisect_left(lines, first):bisect.bisect_right(lines, last)]
+                if c is node or any(a is node for a in self.ancestors(c))]
 
     def statement_at(self, line: int | None) -> cst.BaseStatement | None:
         """The innermost statement that starts on `line` (a compound statement by its header)."""

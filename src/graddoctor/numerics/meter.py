@@ -54,7 +54,7 @@ class Reading:
 def _batch(node) -> int | None:
     try:
         return batch_of(node)
-    except Exception:  # an odd node (a custom Function, a compiled graph): the size stays unknown
+    except (RuntimeError, AttributeError, TypeError):  # an odd node (a custom Function): the size stays unknown
         return None
 
 
