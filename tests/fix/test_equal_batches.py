@@ -58,6 +58,19 @@ def test_a_loss_without_a_batch_shaped_input_has_no_size():
     assert batch_of(torch.tensor(2.0, requires_grad=True).exp().grad_fn) is None  # 0-d all the way down
 
 
+def test_reading_the_size_unpacks_no_saved_tensor():
+    # a checkpoint's recomputation or save_on_cpu's copy runs when a saved tensor is unpacked: the
+    # size comes from shapes the graph keeps, so none of that runs before the user's backward
+    unpacked = []
+    model = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 4))
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: unpacked.append(t) or t):
+        loss = nn.functional.cross_entropy(model(torch.randn(8, 6)), torch.randint(0, 4, (8,)))
+    assert batch_of(loss.grad_fn) == 8
+    assert unpacked == []
+    loss.backward()
+    assert unpacked  # the hooks were live: backward unpacks
+
+
 def _line(values: list[float], sizes: list[int]) -> LineLoss:
     return LineLoss("train.py", 30, len(values), values[:64], values[-64:], None, sizes[:64], sizes[-64:])
 

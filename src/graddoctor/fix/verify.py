@@ -169,6 +169,7 @@ def _hidden(f: Finding, non_finite_from: int | None) -> bool:
         return False
     return f.code in _MEASURED or bool(f.evidence.get("diverged"))
 
+
 def _crash(edited: EditedRun) -> str | None:
     """Why the edited program did not run to its end (or to the step cap), in plain words; None when it did."""
     if edited.failure is not None and not edited.findings and edited.status == "crashed" and edited.exception is None:

@@ -3,63 +3,36 @@
 One step's loss depends on its batch: the last batch of an epoch (4 samples instead of 64) is
 noisier and often larger. Loss windows compare like with like when they hold steps of the same
 batch size (fix's before/after, GD306's first and last windows). The size is the leading
-dimension of what the loss's last ops saved (a reduction's input sizes, a criterion's input or
-target), found a few nodes below the loss: sizes only, no tensor values are read.
+dimension of the first value with a dimension a few nodes below the loss (a criterion's input, a
+per-sample loss before its mean): shapes only, no tensor values are read.
 """
 
 from __future__ import annotations
 
-_DEPTH = 4  # nodes below the loss looked at: through a scaling (`loss / accum`) or a sum of terms
-# Saved inputs whose leading dimension is the batch: a reduction's input sizes, a criterion's input
-# and target, a product's or quotient's operands. Weights (class weights, pos_weight) are not.
-_BATCH_INPUTS = ("_saved_self_sym_sizes", "_saved_self", "_saved_input", "_saved_target", "_saved_other")
-# per node type, the saved input that gave its batch size ("" where none did: look below it), so the
-# hot path reads one attribute per node, not every saved input
-_known: dict[type, str] = {}
+_DEPTH = 5  # nodes below the loss looked at: through a scaling (`loss / accum`), a criterion, a sum of terms
 
 
 def batch_of(node) -> int | None:
-    """The leading dimension of the first batch-shaped input saved at or below `node`, None when none is
-    within reach (a compiled graph, a loss with no saved batch-shaped input)."""
+    """The leading dimension of the first value with a dimension at or below the loss's node `node`
+    (the criterion's input, a per-sample loss before its mean), None when none is within reach.
+
+    Read from each node's input metadata (the shape of the gradient it receives, which is the shape
+    of what its forward op returned), never from the tensors the graph saved: unpacking a saved
+    tensor can run hooks (a checkpoint's recomputation, `save_on_cpu`'s copy back)."""
     for _ in range(_DEPTH):
         if node is None:
             return None
-        kind = type(node)
-        attr = _known.get(kind)
-        size = _read(node, attr) if attr else None
-        if size is None and attr is None:
-            size, _known[kind] = _first_size(node)
-        if size is not None:
-            return size
+        metadata = getattr(node, "_input_metadata", None)
+        if metadata:
+            shape = metadata[0].shape
+            if len(shape):
+                try:
+                    return int(shape[0])
+                except (TypeError, ValueError):  # a symbolic size under tracing
+                    return None
         nexts = node.next_functions
         node = nexts[0][0] if nexts else None
     return None
-
-
-def _first_size(node) -> tuple[int | None, str]:
-    for attr in _BATCH_INPUTS:
-        if hasattr(node, attr):
-            size = _read(node, attr)
-            if size is not None:
-                return size, attr
-    return None, ""
-
-
-def _read(node, attr: str) -> int | None:
-    try:
-        return _leading(getattr(node, attr))
-    except RuntimeError:  # freed by an earlier backward
-        return None
-
-
-def _leading(saved) -> int | None:
-    shape = saved if isinstance(saved, tuple) else getattr(saved, "shape", None)
-    if not shape:
-        return None
-    try:
-        return int(shape[0])
-    except (TypeError, ValueError):  # a symbolic size under tracing
-        return None
 
 
 def typical(sizes: list) -> int | None:
