@@ -1,4 +1,5 @@
-"""GD502: `[block] * n` or `[block for _ in range(n)]`: one module object repeated in a list of layers."""
+"""GD502: `[block] * n`, `[block for _ in range(n)]` or `{task: head for task in tasks}`: one module object
+repeated in a list (or under every key of a dict) of layers."""
 
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ def _inside_container(parents: dict[int, ast.AST], node: ast.AST) -> bool:
 
 
 def _repeated(a: FileAnalysis, unit: Unit, node: ast.AST, inside: bool) -> str | None:
-    """The repeated module's text for `[m] * n` / `n * [m]` / `(m,) * n` / `[m for _ in range(n)]`, else None.
+    """The repeated module's text for `[m] * n` / `n * [m]` / `(m,) * n` / `[m for _ in range(n)]` /
+    `{k: m for k in keys}`, else None.
 
     A tuple repeats like a list: `nn.Sequential(*(block,) * n)` is n references to one block.
     """
@@ -56,17 +58,20 @@ def _repeated(a: FileAnalysis, unit: Unit, node: ast.AST, inside: bool) -> str |
                     found = _module_object(a, unit, elt, node.lineno, inside)
                     if found:
                         return found
-    elif isinstance(node, (ast.ListComp, ast.GeneratorExp)) and isinstance(node.elt, (ast.Name, ast.Attribute)):
+    elif isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp)):
+        elt = node.value if isinstance(node, ast.DictComp) else node.elt
+        if not isinstance(elt, (ast.Name, ast.Attribute)):
+            return None  # a call builds a new module per entry; `heads[k]` picks one per key
         bound = {dotted(t) for g in node.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
-        key = dotted(node.elt)
+        key = dotted(elt)
         if key and key.split(".")[0] not in bound:
-            return _module_object(a, unit, node.elt, node.lineno, inside)
+            return _module_object(a, unit, elt, node.lineno, inside)
     return None
 
 
-# Candidate lines: `[...] * n`, `n * [...]`, `(m,) * n`, `n * (m,)`, `[name for ...]`, `(name for ...)`
-# (the shapes `_repeated` judges).
-_SHAPES = re.compile(r"\]\s*\*|\*\s*\[|,\s*\)\s*\*|\*\s*\(|[\[(]\s*[\w.]+\s+for\s")
+# Candidate lines: `[...] * n`, `n * [...]`, `(m,) * n`, `n * (m,)`, `[name for ...]`, `(name for ...)`,
+# `{key: name for ...}` (the shapes `_repeated` judges).
+_SHAPES = re.compile(r"\]\s*\*|\*\s*\[|,\s*\)\s*\*|\*\s*\(|[\[(]\s*[\w.]+\s+for\s|\{[^:\n]+:\s*[\w.]+\s+for\s")
 
 
 _SHARE_WORDS = re.compile(r"shar(?:e|ed|ing)|(?:^|[._])tie(?:d|_|$)|tying", re.IGNORECASE)
@@ -100,12 +105,14 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             for parent in ast.walk(stmt):
                 for child in ast.iter_child_nodes(parent):
                     parents[id(child)] = parent
-                if not isinstance(parent, (ast.BinOp, ast.ListComp, ast.GeneratorExp)):
+                if not isinstance(parent, (ast.BinOp, ast.ListComp, ast.GeneratorExp, ast.DictComp)):
                     continue
                 found = _repeated(a, unit, parent, _inside_container(parents, parent))
                 if found is None or _sharing_meant(a, parents, parent, found):
                     continue
-                how = "`[...] * n`" if isinstance(parent, ast.BinOp) else "a comprehension that yields it each time"
+                how = ("`[...] * n`" if isinstance(parent, ast.BinOp) else
+                       "a dict comprehension that puts it under every key" if isinstance(parent, ast.DictComp) else
+                       "a comprehension that yields it each time")
                 r.add(
                     CODE,
                     f"`{r.segment(parent)}` repeats one module object (`{found}`) with {how}: the entries are the "
