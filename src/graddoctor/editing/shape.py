@@ -128,11 +128,7 @@ def inside(src: Source, node: cst.CSTNode, container: cst.CSTNode) -> bool:
 
 
 def _inside(src: Source, node: cst.CSTNode, container: cst.CSTNode) -> bool:
-    while node is not None:
-        if node is container:
-            return True
-        node = src.parent(node)
-    return False
+    return src.inside(node, container)
 
 
 def optimized_model(src: Source, optimizer: str) -> str | None:

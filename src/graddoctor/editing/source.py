@@ -75,8 +75,15 @@ class Source:
         calls = self.calls_named(method)
         lines = self._named_lines[method]
         first, last = self.lines_of(node)
-        return [c for c in calls[bisect.bisect_left(lines, first):bisect.bisect_right(lines, last)]
-                if c is node or any(a is node for a in self.ancestors(c))]
+        return [c for c in calls[bisect.bisect_left(lines, first):bisect.bisect_right(lines, last)] if self.inside(c, node)]
+
+    def inside(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+        """Whether `node` is `container` or lies within it."""
+        while node is not None:
+            if node is container:
+                return True
+            node = self.parent(node)
+        return False
 
     def statement_at(self, line: int | None) -> cst.BaseStatement | None:
         """The innermost statement that starts on `line` (a compound statement by its header)."""
