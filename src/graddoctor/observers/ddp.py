@@ -68,6 +68,7 @@ class DDPObserver(Observer):
         self.sample_every = sample_every
         self.max_samples = max_samples
         self._ddp: list[nn.parallel.DistributedDataParallel] | None = None
+        self._ran: set[int] = set()  # DDP wrappers whose forward ran since their hooks were added
         self._reached: set[int] = set()
         self._walked = 0
         self._backward: Location | None = None
@@ -81,13 +82,22 @@ class DDPObserver(Observer):
         self._inside = 0  # DDP forwards in progress: the wrapped module's own call is no bypass
         self.unwrapped: Location | None = None  # a training forward of the wrapped module without DDP
 
-    def _find_ddp(self) -> list:
+    def _live_ddp(self) -> list:
+        """Every DDP wrapper alive among the models, the ones this run trains or not."""
         if self._ddp is None:
             self._ddp = ddp_modules(self.session.models())
             for ddp in self._ddp if not self._stopped else ():  # findings() after stop() hooks nothing
                 self._hooks += [ddp.register_forward_pre_hook(self._enter), ddp.register_forward_hook(self._leave),
                                 ddp.module.register_forward_pre_hook(self._bypass)]
         return self._ddp
+
+    def _find_ddp(self) -> list:
+        """The DDP wrappers this session saw at work: a forward through it, or a walked backward that
+        reached its parameters. A wrapper left alive by earlier work in the process (a notebook's
+        previous cell, an earlier test) is among the live models but not this run's: judged, every
+        one of its parameters would read as unused (a false GD401)."""
+        return [ddp for ddp in self._live_ddp()
+                if id(ddp) in self._ran or any(id(p) in self._reached for p in ddp.module.parameters())]
 
     def stop(self) -> None:
         self._stopped = True
@@ -99,6 +109,7 @@ class DDPObserver(Observer):
 
     def _enter(self, module, args) -> None:
         self._inside += 1
+        self._ran.add(id(module))
 
     def _leave(self, module, args, output) -> None:
         self._inside = max(0, self._inside - 1)
@@ -121,7 +132,7 @@ class DDPObserver(Observer):
     # --- GD401 ---------------------------------------------------------------------------------
 
     def before_backward(self, event: BackwardEvent) -> None:
-        if event.index >= self.walk_first or not self._find_ddp():
+        if event.index >= self.walk_first or not self._live_ddp():
             return
         if self._backward is None:
             self._backward = event.where
