@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import html as html_mod
 
+from graddoctor.fix.losses import Curve
+
 
 def summary(plan, verdicts, edited, before, opts) -> str:
     if not plan.fixes and not verdicts:
@@ -49,7 +51,7 @@ def _ends(curve) -> str:
     size: one step's loss depends on its batch (a last batch of 4 samples), such a window's median does not."""
     if not curve:
         return "no loss observed"
-    even, size = curve.even() if hasattr(curve, "even") else (curve, None)
+    even, size = (curve if isinstance(curve, Curve) else Curve(curve)).even()
     only = ""
     if size is not None and len(even) >= 8:
         curve, only = even, f", batches of {size} only"  # not an epoch's short last batch

@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 
 from graddoctor.finding import Finding, Severity
 from graddoctor.editing.plan import FileEdit, Plan, PlannedFix
-from graddoctor.fix.losses import LineLoss
+from graddoctor.fix.losses import Curve, LineLoss
 
 
 @dataclass
 class EditedRun:
     findings: list[Finding] = field(default_factory=list)
     lines: list[LineLoss] = field(default_factory=list)  # per backward line, the most stepped first
-    loss: list[tuple[int, float]] = field(default_factory=list)  # the series compared with the original's
+    loss: Curve = field(default_factory=Curve)  # the series compared with the original's
     printed: str = ""  # what the script printed
     status: str = "crashed"
     exception: dict | None = None
@@ -97,7 +97,7 @@ def run_edited(plan: Plan, root: str, script: str, args: list[str], max_steps: i
     return EditedRun(
         findings=[Finding.from_json(f) for f in report["findings"]],
         lines=lines,
-        loss=lines[0].curve() if lines else [],
+        loss=lines[0].curve() if lines else Curve(),
         printed=proc.stdout,
         status=report["status"],
         exception=report["exception"],
