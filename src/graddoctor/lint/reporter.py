@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from graddoctor.finding import Finding, Related
+from graddoctor.finding import Finding, Related, Severity
 from graddoctor.lint.segments import encode_lines, segment
 from graddoctor.rules import make
 
@@ -72,9 +72,12 @@ class Reporter:
         hint: str | None = None,
         fix: Fix | None = None,
         line: int | None = None,
+        severity: Severity | None = None,
+        evidence: dict | None = None,
     ) -> None:
         line = line or node.lineno
         column = self.column(line, node.col_offset) + 1 if line == node.lineno else 1
         related = [r for r in related or [] if r.line != line or r.file != self.filename]
-        finding = make(code, message, file=self.filename, line=line, column=column, related=related, hint=hint)
+        finding = make(code, message, file=self.filename, line=line, column=column, related=related, hint=hint,
+                       severity=severity, evidence=evidence)
         self.results.append((finding, fix))

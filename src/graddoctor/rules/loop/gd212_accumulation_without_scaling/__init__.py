@@ -1,4 +1,4 @@
-"""GD212 accumulation-without-scaling (warning with SGD, info with adaptive optimizers; detected at runtime).
+"""GD212 accumulation-without-scaling (warning with SGD, info with adaptive optimizers; detected at runtime and statically).
 
 ## What it does
 Finds gradient accumulation whose micro-batch losses are not scaled: the same loss line, a per-batch mean (`reduction='mean'`, `.mean()`), is backpropagated N >= 2 times before every optimizer step, and the tensor given to `backward()` is the loss function's output itself, not `loss / N`.
@@ -34,8 +34,14 @@ True
 ## When it warns
 A warning needs the backward and step counts of the run: the same backward line called N >= 2 times between two optimizer steps on at least 2 steps (and on at least half of that step line's steps), each time on a per-batch mean loss with no division or multiplication after the loss function (the graph's last node is the loss function's own, e.g. `NllLossBackward0` with `reduction='mean'`, or `MeanBackward0`), with an SGD-family optimizer. The same with Adam-family optimizers is reported as information.
 
+`graddoctor lint` reports it before anything runs when the loop shows it whole: a `loss.backward()`
+(or `scaler.scale(loss).backward()`) on every pass and an optimizer step under `if (i + 1) % N == 0:`,
+where `loss` is bound in the loop straight from a loss that averages (a loss module or `F.*_loss` with
+the default reduction, `.mean()`, a model output's `.loss`) and is never divided or multiplied on the
+way. It is a warning when the file builds that optimizer as `SGD` or `ASGD`, information otherwise.
+
 ## Correct code it stays silent on
-Losses meant to add (one backward per task, per GAN half, `reduction='sum'` divided by the token count as Hugging Face does it, several losses summed into one backward) are left alone: each sits on its own line, or the graph shows the division or the sum. A loss scaled by a GradScaler is read through the scaler's multiplication.
+Losses meant to add (one backward per task, per GAN half, `reduction='sum'` divided by the token count as Hugging Face does it, several losses summed into one backward) are left alone: each sits on its own line, or the graph shows the division or the sum. A loss scaled by a GradScaler is read through the scaler's multiplication. Statically, lint stays silent on a loss divided anywhere on the way (`criterion(...) / N`, `loss /= N`, `(loss / N).backward()`), on `reduction='sum'`, on `accelerator.backward(loss)` (Accelerate divides by its accumulation count itself), on a loss made by the user's own helper, and on a loop that clears gradients on every pass.
 
 ## Known problems
 A loop over tasks that calls backward on the same line once per task before one step looks like accumulation and is reported the same way.
@@ -48,7 +54,7 @@ RULE = Rule(
     code='GD212',
     name='accumulation-without-scaling',
     severity=Severity.WARNING,
-    detected='R',
+    detected='RS',
     hint='Divide each micro-batch loss by the number of accumulation steps before backward: '
          '`(loss / accum_steps).backward()`.',
     doc=__doc__,
