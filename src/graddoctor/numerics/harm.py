@@ -56,6 +56,11 @@ def _no_progress(stats, series: Series) -> str | None:
     t = trend(series)
     if t is None or abs(t.first) < 1e-8:
         return None
-    if t.last < t.first - stats.options.stall_min_drop * abs(t.first) and t.z < -_SIGNIFICANT:
+    # Fallen: below the first window by the stall margin, or by more than its own step-to-step noise
+    # (GD306's test). A fall only one of the two shows (a few steps whose loss falls fast, and so
+    # looks noisy) is no evidence that the steps hurt. A loss stuck on one value has no noise at all:
+    # any difference is infinitely "significant" there, so only the margin counts.
+    dropped = t.last < t.first - stats.options.stall_min_drop * abs(t.first)
+    if dropped or (math.isfinite(t.z) and t.z < -_SIGNIFICANT):
         return None
     return f"the loss did not fall (median {t.first:.4g} over the first {t.window} steps, {t.last:.4g} over the last)"
