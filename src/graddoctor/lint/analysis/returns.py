@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 
+from graddoctor.lint.analysis.calls import resolve
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted
 
@@ -19,17 +20,21 @@ def local_callee(a: FileAnalysis, call: ast.Call, unit: Unit) -> ast.AST | None:
     """The function of this file (or method of the caller's class) that `call` runs.
 
     Also a method called on an instance of a class of this file (`trainer.step(x)` after
-    `trainer = Trainer(...)`).
+    `trainer = Trainer(...)`, `MiniTrainer().fit(...)`, a parameter every caller passes an
+    instance to), inherited from a base class of this file too. One resolver for every
+    question asked of a call (calls.resolve): value flow, the loop events, the parameters.
     """
-    func = call.func
-    if type(func) is ast.Name:
-        return a.functions.get(func.id)
-    if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id == "self":
-        return unit.cls.methods.get(func.attr) if unit.cls is not None else None
-    if type(func) is ast.Attribute:
-        info = instance_class(a, func.value)
-        return info.methods.get(func.attr) if info is not None else None
-    return None
+    found = callee(a, call, unit)
+    return found[0] if found is not None else None
+
+
+def callee(a: FileAnalysis, call: ast.Call, unit: Unit):
+    """`(function, its class or None, implicit leading parameters)` that `call` runs, or None (cached on `a`)."""
+    memo = a.__dict__.setdefault("_callees", {})
+    key = (id(call), id(unit.cls))
+    if key not in memo:
+        memo[key] = resolve(call, a.functions, a.classes, unit.cls, a.names)
+    return memo[key]
 
 
 def instance_class(a: FileAnalysis, node: ast.expr):

@@ -8,6 +8,7 @@ import re
 from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import Binding, FileAnalysis, GradOff, Unit, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted
+from graddoctor.lint.analysis.numbers import without_graph
 from graddoctor.lint.analysis.returns import instance_class, local_callee, returned, returned_value, unpacked_index
 from graddoctor.lint.analysis.values import backward_calls, chain, may_run_model, surely_data
 from graddoctor.lint.reporter import Reporter
@@ -15,6 +16,7 @@ from graddoctor.rules.graph.gd105_unregistered_parameter.check import PARAMETER_
 
 CODE = "GD110"
 _DEPTH = 4
+_THROUGH = 24  # steps back from the loss, through helpers and their parameters, to what it is made from
 
 
 _DATA_METHODS = frozenset(
@@ -119,23 +121,46 @@ def check(a: FileAnalysis, r: Reporter) -> None:
     if not any(word in a.source for word in ("no_grad", "inference_mode", "set_grad_enabled")):
         return
     for call, recv, ctx in backward_calls(a):
+        before = len(r.results)
+        _judge_backward(a, r, call, recv, ctx)
+        if len(r.results) == before:
+            _graph_off_throughout(a, r, call, recv, ctx)
+    if "set_grad_enabled" in a.source:
+        _switched_off(a, r)
+    _layers_frozen_by_grad_off(a, r)
+
+
+def _graph_off_throughout(a: FileAnalysis, r: Reporter, call: ast.Call, recv: ast.expr, ctx) -> None:
+    """Every part of the loss is without history, and some part was computed with recording off:
+    `self.nt_xent(self.embed(v1), self.embed(v2))` where `embed` is decorated `@torch.no_grad()`,
+    followed through this file's helpers, methods and their parameters (numbers.without_graph)."""
+    why: list = []
+    if not without_graph(a, ctx.unit, recv, call.lineno, _THROUGH, why) or not why:
+        return
+    off, made = why[0]
+    lead = f"The loss is made from `{r.segment(made)}` (line {made.lineno}), computed"
+    _report(r, off, made.lineno, recv, call, lead)
+
+
+def _judge_backward(a: FileAnalysis, r: Reporter, call: ast.Call, recv: ast.expr, ctx) -> None:
+    if True:
         key = dotted(recv)
         loss = a.binding_before(ctx.unit, key, call.lineno) if key else None
         if loss is None or not isinstance(loss.stmt, (ast.Assign, ast.AnnAssign)):
             _made_along_chain(a, r, ctx.unit, recv, call)
-            continue
+            return
         if loss.ctx.grad_off is not None:
             _report(r, loss.ctx.grad_off, loss.line, recv, call, f"The loss is computed on line {loss.line}")
-            continue
+            return
         helper = _decorated_helper(a, loss.value)
         if helper is not None:
             lead = f"The loss comes from `{r.segment(helper[1].func)}()` (line {helper[1].lineno}), which runs"
             _report(r, helper[0], helper[1].lineno, recv, call, lead)
-            continue
+            return
         if type(loss.value) is ast.Call and _returned_without_graph(a, r, ctx.unit, loss, key, recv, call):
-            continue
+            return
         if not _has_grad_off(ctx.unit) and not a.grad_off_functions and not _calls_under_grad_off(a):
-            continue
+            return
         producers = _grad_off_inputs(a, ctx.unit, loss)
         if producers:
             first, off = producers[0]
@@ -143,9 +168,6 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             if off is not first.ctx.grad_off:
                 lead += f" by `{r.segment(first.value.func)}()`, which runs"
             _report(r, off, first.line, recv, call, lead)
-    if "set_grad_enabled" in a.source:
-        _switched_off(a, r)
-    _layers_frozen_by_grad_off(a, r)
 
 
 def _made_along_chain(a: FileAnalysis, r: Reporter, unit: Unit, recv: ast.expr, call: ast.Call) -> None:
