@@ -15,8 +15,9 @@ graph? Anything it cannot see through counts as "not surely a number".
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
-from graddoctor.lint.analysis.model import FileAnalysis, Unit
+from graddoctor.lint.analysis.model import FileAnalysis, GradOff, Unit
 from graddoctor.lint.analysis.names import CONVERSIONS, NUMBER_BUILTINS, call_name, dotted
 from graddoctor.lint.analysis.returns import argument, callee, local_callee, returned, returned_value, unpacked_index
 
@@ -272,15 +273,23 @@ def without_graph(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth:
     file's helpers. A function parameter, a global, a loop variable or a leaf built with
     `requires_grad=True` (which may be the very tensor an optimizer trains) is not surely so.
 
-    With a list `why`, values computed with gradient recording off count too (a call of a helper
-    decorated `@torch.no_grad()`, a name assigned inside `with torch.no_grad():`), as do
-    `F.*` functions and losses of such values; each such cause, `(GradOff, the value made)`, is added to
-    `why` (GD110 names it).
+    With a list `why`, the question is the whole loss's (is anything in it left with a graph?), and
+    the answer says where each part lost it: values computed with gradient recording off count
+    too (a call of a helper decorated `@torch.no_grad()`, a name assigned inside `with
+    torch.no_grad():`), and `.detach()`, `.data`, `F.*` functions and losses of such values; each
+    cause is added to `why` as a `Cause` (GD110 names the recording switched off, GD102 the cut).
     """
     if depth <= 0:
         return False
     kind = type(expr)
-    if kind is ast.Constant or conversion(expr) is not None:
+    if kind is ast.Constant:
+        return True
+    if conversion(expr) is not None:
+        if why is not None:
+            why.append(Cause("number", expr, unit, line))
+        return True
+    if why is not None and (kind is ast.Attribute and expr.attr == "data" or kind is ast.Call and _detached(expr)):
+        why.append(Cause("cut", expr, unit, line))  # `.detach()`, `.data`: cut here
         return True
     if kind is ast.BinOp:
         return without_graph(a, unit, expr.left, line, depth - 1, why) and without_graph(
@@ -300,6 +309,22 @@ def without_graph(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth:
     return False
 
 
+@dataclass(frozen=True)
+class Cause:
+    """Where a part of a value lost its history: `kind` is grad_off, cut, rewrap or number."""
+
+    kind: str
+    node: ast.expr
+    unit: Unit
+    line: int
+    off: GradOff | None = None
+
+
+def _detached(call: ast.Call) -> bool:
+    func = call.func
+    return type(func) is ast.Attribute and func.attr == "detach" and not call.args and dotted(func.value) != "torch"
+
+
 _FUNCTIONAL = frozenset({"F", "nn.functional", "torch.nn.functional"})
 
 
@@ -310,6 +335,8 @@ def _call_without_graph(a: FileAnalysis, unit: Unit, call: ast.Call, line: int, 
     if any(k.arg == "requires_grad" for k in call.keywords):
         return False  # a new leaf that requires grad: possibly a parameter of its own
     if name in REWRAPS and owner in ("torch", "np", "numpy", None):
+        if why is not None and call.args:
+            why.append(Cause("rewrap", call, unit, line))
         return True  # torch.tensor(values): a new tensor, whatever the values came from
     if owner == "torch" and name in _TORCH_FACTORIES:
         return True
@@ -320,7 +347,7 @@ def _call_without_graph(a: FileAnalysis, unit: Unit, call: ast.Call, line: int, 
         return bool(call.args) and all(without_graph(a, unit, x, line, depth - 1, why) for x in call.args)
     found = callee(a, call, unit)
     if why is not None and found is not None and id(found[0]) in a.grad_off_of:
-        why.append((a.grad_off_of[id(found[0])], call))  # `self.embed(v1)`, embed under @torch.no_grad()
+        why.append(Cause("grad_off", call, unit, line, a.grad_off_of[id(found[0])]))  # `self.embed(v1)`, embed under @torch.no_grad()
         return True
     if type(func) is ast.Attribute and owner not in _NUMBER_MODULES and name != "requires_grad_" and found is None:
         # a method of a tensor without history (`ret.mean()`, `r.std() + eps`) has none either
@@ -380,7 +407,7 @@ def _name_without_graph(a: FileAnalysis, unit: Unit, key: str, line: int, depth:
     if b is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)) or b.value is None:
         return False  # a parameter, a global, a loop variable: whatever it holds
     if why is not None and b.ctx.grad_off is not None and type(b.value) in (ast.Call, ast.BinOp):
-        why.append((b.ctx.grad_off, b.value))  # computed inside `with torch.no_grad():`
+        why.append(Cause("grad_off", b.value, unit, b.line, b.ctx.grad_off))  # computed inside `with torch.no_grad():`
         return True
     if isinstance(b.stmt, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets) \
             and b.value is b.stmt.value:

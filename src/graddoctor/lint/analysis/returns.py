@@ -37,6 +37,38 @@ def callee(a: FileAnalysis, call: ast.Call, unit: Unit):
     return memo[key]
 
 
+def call_sites(a: FileAnalysis, function: ast.AST) -> list:
+    """`(call, ctx)` for every call of the file that runs `function` (resolved as `callee` does; cached)."""
+    index = a.__dict__.get("_call_sites_of")
+    if index is None:
+        index = a._call_sites_of = {}
+        for call, ctx in a.calls:
+            found = callee(a, call, ctx.unit) if type(call.func) in (ast.Name, ast.Attribute) else None
+            if found is not None:
+                index.setdefault(id(found[0]), []).append((call, ctx))
+    return index.get(id(function), [])
+
+
+def grad_on_at_every_call(a: FileAnalysis, unit: Unit, depth: int = 2) -> bool:
+    """Whether gradient recording is surely on whenever `unit`'s function runs: it is called in this
+    file, never under `no_grad`/`inference_mode`, by callers that are in turn (up to `depth`) never
+    called with recording off. A function the file never calls (a library's method, a hook) is unknown."""
+    function = unit.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or id(function) in a.grad_off_of:
+        return False
+    sites = call_sites(a, function)
+    if not sites:
+        return False
+    for _, ctx in sites:
+        if ctx.grad_off is not None:
+            return False
+        caller = ctx.unit.node
+        if isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)) and call_sites(a, caller):
+            if depth <= 0 or caller is function or not grad_on_at_every_call(a, ctx.unit, depth - 1):
+                return False
+    return True
+
+
 def instance_class(a: FileAnalysis, node: ast.expr):
     """The class of this file that `node` (`model`, `self.trainer`) was built from, if we can tell."""
     key = dotted(node)

@@ -135,39 +135,40 @@ def _graph_off_throughout(a: FileAnalysis, r: Reporter, call: ast.Call, recv: as
     `self.nt_xent(self.embed(v1), self.embed(v2))` where `embed` is decorated `@torch.no_grad()`,
     followed through this file's helpers, methods and their parameters (numbers.without_graph)."""
     why: list = []
-    if not without_graph(a, ctx.unit, recv, call.lineno, _THROUGH, why) or not why:
+    if not without_graph(a, ctx.unit, recv, call.lineno, _THROUGH, why):
         return
-    off, made = why[0]
-    lead = f"The loss is made from `{r.segment(made)}` (line {made.lineno}), computed"
-    _report(r, off, made.lineno, recv, call, lead)
+    cause = next((c for c in why if c.kind == "grad_off"), None)
+    if cause is None:
+        return
+    lead = f"The loss is made from `{r.segment(cause.node)}` (line {cause.node.lineno}), computed"
+    _report(r, cause.off, cause.node.lineno, recv, call, lead)
 
 
 def _judge_backward(a: FileAnalysis, r: Reporter, call: ast.Call, recv: ast.expr, ctx) -> None:
-    if True:
-        key = dotted(recv)
-        loss = a.binding_before(ctx.unit, key, call.lineno) if key else None
-        if loss is None or not isinstance(loss.stmt, (ast.Assign, ast.AnnAssign)):
-            _made_along_chain(a, r, ctx.unit, recv, call)
-            return
-        if loss.ctx.grad_off is not None:
-            _report(r, loss.ctx.grad_off, loss.line, recv, call, f"The loss is computed on line {loss.line}")
-            return
-        helper = _decorated_helper(a, loss.value)
-        if helper is not None:
-            lead = f"The loss comes from `{r.segment(helper[1].func)}()` (line {helper[1].lineno}), which runs"
-            _report(r, helper[0], helper[1].lineno, recv, call, lead)
-            return
-        if type(loss.value) is ast.Call and _returned_without_graph(a, r, ctx.unit, loss, key, recv, call):
-            return
-        if not _has_grad_off(ctx.unit) and not a.grad_off_functions and not _calls_under_grad_off(a):
-            return
-        producers = _grad_off_inputs(a, ctx.unit, loss)
-        if producers:
-            first, off = producers[0]
-            lead = f"`{first.key}`, which the loss is made from, is computed on line {first.line}"
-            if off is not first.ctx.grad_off:
-                lead += f" by `{r.segment(first.value.func)}()`, which runs"
-            _report(r, off, first.line, recv, call, lead)
+    key = dotted(recv)
+    loss = a.binding_before(ctx.unit, key, call.lineno) if key else None
+    if loss is None or not isinstance(loss.stmt, (ast.Assign, ast.AnnAssign)):
+        _made_along_chain(a, r, ctx.unit, recv, call)
+        return
+    if loss.ctx.grad_off is not None:
+        _report(r, loss.ctx.grad_off, loss.line, recv, call, f"The loss is computed on line {loss.line}")
+        return
+    helper = _decorated_helper(a, loss.value)
+    if helper is not None:
+        lead = f"The loss comes from `{r.segment(helper[1].func)}()` (line {helper[1].lineno}), which runs"
+        _report(r, helper[0], helper[1].lineno, recv, call, lead)
+        return
+    if type(loss.value) is ast.Call and _returned_without_graph(a, r, ctx.unit, loss, key, recv, call):
+        return
+    if not _has_grad_off(ctx.unit) and not a.grad_off_functions and not _calls_under_grad_off(a):
+        return
+    producers = _grad_off_inputs(a, ctx.unit, loss)
+    if producers:
+        first, off = producers[0]
+        lead = f"`{first.key}`, which the loss is made from, is computed on line {first.line}"
+        if off is not first.ctx.grad_off:
+            lead += f" by `{r.segment(first.value.func)}()`, which runs"
+        _report(r, off, first.line, recv, call, lead)
 
 
 def _made_along_chain(a: FileAnalysis, r: Reporter, unit: Unit, recv: ast.expr, call: ast.Call) -> None:
