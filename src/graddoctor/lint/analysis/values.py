@@ -458,6 +458,8 @@ def backward_calls(a: FileAnalysis):
             ).endswith(("accelerator", "fabric")):
                 if call.args:
                     out.append((call, call.args[0], ctx))
+            elif callee(a, call, ctx.unit) is not None:
+                continue  # `engine.backward(loss)`, a method of this file: what it does (below), not its name
             elif not (isinstance(recv, ast.Name) and recv.id in ("self", "ctx", "cls", "super")):
                 out.append((call, recv, ctx))
         elif func.attr == "manual_backward" and call.args:
@@ -473,6 +475,8 @@ def _wrapped_backward_calls(a: FileAnalysis, found: list) -> list:
     wrapped: dict[int, int] = {}  # id(function) -> position of the parameter it backwards
     for _, recv, ctx in found:
         function = ctx.unit.node
+        while type(recv) is ast.BinOp and type(recv.op) in (ast.Mult, ast.Div):
+            recv = recv.left  # `(loss / self.accumulation).backward()`: the loss, scaled
         if type(recv) is not ast.Name or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         if recv.id in ctx.unit.bindings:

@@ -1,0 +1,263 @@
+"""Meaning across the functions and methods of one file (issue 32, the fourth blind set's misses).
+
+A bug split between a method and the code that calls it, in another class or
+function: `MiniTrainer().fit(LitModel(), loader)` backpropagating what
+`training_step` returned, an agent's `learn()` called from the episode loop, a
+loss handed to an `engine.backward(loss)` method of the file, a helper
+decorated `@torch.no_grad()` reused by `training_step`, a layer's weight edited
+in place by a method the loop calls, a numpy round trip inside a helper. One
+resolver says which definition a call runs (`calls.resolve`); the value flow,
+the loop events, the parameter binding and the causes of a loss without
+history (`numbers.without_graph`) all go through it. Each firing program has
+near misses of the same shape that must stay silent under every code.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.lint.test_value_flow import findings, line_of
+
+LIT_TRAINER = """
+class LitTagger(nn.Module):
+    def __init__(self, d_in=20, n_cls=5):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(d_in, 64), nn.ReLU(), nn.Linear(64, n_cls))
+        self.logged = {{}}
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        logits = self.net(x)
+        loss = F.cross_entropy(logits, y)
+        acc = (logits.argmax(-1) == y).float().mean()
+        self.logged["acc"] = acc.item()
+        return {{"loss": {loss}, "acc": acc.item()}}
+
+    def configure_optimizers(self):
+        return torch.optim.Adam(self.parameters(), lr=1e-3)
+
+
+class MiniTrainer:
+    def __init__(self, max_epochs=2):
+        self.max_epochs = max_epochs
+
+    def fit(self, module, loader):
+        opt = module.configure_optimizers()
+        for epoch in range(self.max_epochs):
+            for batch_idx, batch in enumerate(loader):
+                out = module.training_step(batch, batch_idx)
+                opt.zero_grad()
+                out["loss"].backward()
+                opt.step()
+            print(epoch, module.logged)
+
+
+MiniTrainer().fit(LitTagger(), loader)
+"""
+
+AGENT = """
+class QNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(4, 64), nn.ReLU(), nn.Linear(64, 2))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class Agent:
+    def __init__(self, gamma=0.99):
+        self.q, self.q_target = QNet(), QNet()
+        self.optimizer = torch.optim.Adam(self.q.parameters(), lr=1e-3)
+        self.gamma = gamma
+
+    def learn(self, obs, act, rew, obs2):
+        q = self.q(obs).gather(1, act.unsqueeze(1)).squeeze(1)
+        with torch.no_grad():
+            target = rew + self.gamma * self.q_target(obs2).max(1).values
+        loss = F.smooth_l1_loss(q, target)
+{clear}
+        loss.backward()
+        self.optimizer.step()
+        return loss.item()
+
+
+agent = Agent()
+for step, (obs, act, rew, obs2) in enumerate(replay):
+{outer}
+    agent.learn(obs, act, rew, obs2)
+"""
+
+TOKENS = """
+class Engine:
+    def __init__(self, accumulation=1):
+        self.accumulation = accumulation
+
+    def backward(self, loss):
+        (loss / self.accumulation).backward()
+
+
+def token_loss(logits, labels):
+    per_tok = F.cross_entropy(logits.reshape(-1, 24), labels.reshape(-1), reduction="none")
+    mask = (labels.reshape(-1) != 0).float()
+    return {ret}
+
+
+engine = Engine()
+model = nn.Sequential(nn.Embedding(24, 32), nn.Linear(32, 24))
+optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
+for src, labels in batches:
+    loss = token_loss(model(src), labels)
+    engine.backward(loss)
+    optimizer.step()
+    optimizer.zero_grad()
+"""
+
+SIMCLR = """
+class SimCLR(nn.Module):
+    def __init__(self, d_in=32, d_feat=64, temperature=0.2):
+        super().__init__()
+        self.encoder = nn.Sequential(nn.Linear(d_in, d_feat), nn.ReLU(), nn.Linear(d_feat, d_feat))
+        self.projector = nn.Sequential(nn.Linear(d_feat, d_feat), nn.ReLU(), nn.Linear(d_feat, 32))
+        self.t = temperature
+
+    @torch.no_grad()
+    def embed(self, x):
+        return F.normalize(self.projector(self.encoder(x)), dim=-1)
+
+    def project(self, x):
+        return F.normalize(self.projector(self.encoder(x)), dim=-1)
+
+    def nt_xent(self, z1, z2):
+        z = torch.cat([z1, z2])
+        sim = z @ z.t() / self.t
+        sim.fill_diagonal_(float("-inf"))
+        n = z1.shape[0]
+        targets = torch.cat([torch.arange(n, 2 * n), torch.arange(0, n)])
+        return F.cross_entropy(sim, targets)
+
+    def training_step(self, x):
+        v1 = x + 0.2 * torch.randn_like(x)
+        v2 = x * (torch.rand_like(x) > 0.1)
+        return self.nt_xent(self.{view}(v1), self.{view}(v2))
+
+
+def knn_accuracy(model, bank_x, bank_y, qx, qy):
+    sims = model.embed(qx) @ model.embed(bank_x).t()
+    return (bank_y[sims.argmax(-1)] == qy).float().mean().item()
+
+
+model = SimCLR()
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+for epoch in range(2):
+    for x in loader:
+        loss = model.training_step(x)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    print(epoch, knn_accuracy(model, bank_x, bank_y, query_x, query_y))
+"""
+
+SWAV = """
+class SwAVHead(nn.Module):
+    def __init__(self, d_in=32, d_proj=16, n_protos=10):
+        super().__init__()
+        self.proj = nn.Sequential(nn.Linear(d_in, 64), nn.ReLU(), nn.Linear(64, d_proj))
+        self.prototypes = nn.Linear(d_proj, n_protos, bias=False)
+
+{decorator}
+    def normalize_prototypes(self):
+        w = self.prototypes.{weight}
+        w.div_(w.norm(dim=1, keepdim=True))
+
+    def forward(self, x):
+        return self.prototypes(F.normalize(self.proj(x), dim=1))
+
+
+head = SwAVHead()
+opt = torch.optim.SGD(head.parameters(), lr=0.1, momentum=0.9)
+for x, codes in loader:
+{call}
+    loss = F.cross_entropy(head(x) / 0.1, codes)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+NORMALIZE = "    head.normalize_prototypes()"
+
+GCN = """
+import numpy as np
+
+
+class GCN(nn.Module):
+    def __init__(self, d_in, d_hidden, d_out):
+        super().__init__()
+        self.l1 = nn.Linear(d_in, d_hidden)
+        self.l2 = nn.Linear(d_hidden, d_out)
+
+    def forward(self, x, a_hat):
+        return a_hat @ self.l2(F.relu(a_hat @ self.l1(x)))
+
+
+def l2_normalize(h):
+    arr = h.detach().cpu().numpy()
+    arr = arr / (np.linalg.norm(arr, axis=1, keepdims=True) + 1e-8)
+    return torch.from_numpy(arr)
+
+
+def edge_scores(z, pairs):
+    return (z[pairs[0]] * z[pairs[1]]).sum(-1) * 5.0
+
+
+model = GCN(12, 32, 16)
+opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+for epoch in range(30):
+    neg = torch.randint(0, 60, (2, 200))
+    z = {embed}
+    logits = torch.cat([edge_scores(z, pos), edge_scores(z, neg)])
+    labels = torch.cat([torch.ones(200), torch.zeros(200)])
+    loss = F.binary_cross_entropy_with_logits(logits, labels)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    print(epoch, l2_normalize(model(feats, a_hat)).std().item())
+"""
+
+FIRING = {
+    "training-step-returns-item-to-a-trainer-of-another-class": (
+        LIT_TRAINER.format(loss="loss.item()"), "GD101", 'return {"loss": loss.item()'),
+    "agent-learn-method-never-clears-called-from-the-loop": (
+        AGENT.format(clear="", outer=""), "GD201", "self.optimizer.step()"),
+    "per-token-loss-through-a-backward-method-of-the-file": (
+        TOKENS.format(ret="per_tok * mask"), "GD103", "engine.backward(loss)"),
+    "no-grad-decorated-embedding-reused-by-training-step": (
+        SIMCLR.format(view="embed"), "GD110", "@torch.no_grad()"),
+    "layer-weight-renormalised-in-place-by-a-method": (
+        SWAV.format(decorator="", weight="weight", call=NORMALIZE), "GD109", "w.div_("),
+    "numpy-round-trip-inside-a-helper-feeds-the-loss": (
+        GCN.format(embed="l2_normalize(model(feats, a_hat))"), "GD102", "arr = h.detach()"),
+}
+
+NEAR_MISSES = {
+    "training-step-returns-the-tensor-items-only-logged": LIT_TRAINER.format(loss="loss"),
+    "agent-learn-method-clears-before-backward": AGENT.format(clear="        self.optimizer.zero_grad()", outer=""),
+    "agent-cleared-by-the-caller-loop": AGENT.format(clear="", outer="    agent.optimizer.zero_grad()"),
+    "per-token-loss-averaged-over-the-mask": TOKENS.format(ret="(per_tok * mask).sum() / mask.sum()"),
+    "no-grad-embedding-only-in-evaluation": SIMCLR.format(view="project"),
+    "layer-weight-renormalised-in-a-no-grad-method": SWAV.format(
+        decorator="    @torch.no_grad()", weight="weight", call=NORMALIZE),
+    "layer-weight-renormalised-through-data": SWAV.format(decorator="", weight="weight.data", call=NORMALIZE),
+    "layer-weight-renormalised-under-no-grad-in-the-loop": SWAV.format(
+        decorator="", weight="weight", call="    with torch.no_grad():\n    " + NORMALIZE),
+    "numpy-round-trip-only-for-a-printed-metric": GCN.format(embed="F.normalize(model(feats, a_hat), dim=1)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIRING) + sorted(NEAR_MISSES))
+def test_flow_across_calls(name):
+    """Firing programs are found at their line; near misses give no error or warning at all."""
+    if name in NEAR_MISSES:
+        assert findings(NEAR_MISSES[name]) == set()
+    else:
+        body, code, marker = FIRING[name]
+        assert (code, line_of(body, marker)) in findings(body)
