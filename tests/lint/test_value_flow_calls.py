@@ -5,7 +5,8 @@ function: `MiniTrainer().fit(LitModel(), loader)` backpropagating what
 `training_step` returned, an agent's `learn()` called from the episode loop, a
 loss handed to an `engine.backward(loss)` method of the file, a helper
 decorated `@torch.no_grad()` reused by `training_step`, a layer's weight edited
-in place by a method the loop calls, a numpy round trip inside a helper. One
+in place by a method the loop calls, a numpy round trip inside a helper, a critic's
+`(N, 1)` output against `(N,)` returns made by another helper. One
 resolver says which definition a call runs (`calls.resolve`); the value flow,
 the loop events, the parameter binding and the causes of a loss without
 history (`numbers.without_graph`) all go through it. Each firing program has
@@ -223,7 +224,50 @@ for epoch in range(30):
     print(epoch, l2_normalize(model(feats, a_hat)).std().item())
 """
 
+CRITIC = """
+class Critic(nn.Module):
+    def __init__(self, obs_dim=5):
+        super().__init__()
+        self.v = nn.Sequential(nn.Linear(obs_dim, 64), nn.Tanh(), nn.Linear(64, 1))
+
+    def forward(self, obs):
+        return self.v(obs)
+
+
+def gae(rewards, values, gamma=0.99, lam=0.95):
+    adv = torch.zeros_like(rewards)
+    last = 0.0
+    for t in reversed(range(len(rewards))):
+        next_v = values[t + 1] if t + 1 < len(rewards) else 0.0
+        last = rewards[t] + gamma * next_v - values[t] + gamma * lam * last
+        adv[t] = last
+    return adv, adv + values
+
+
+def value_loss(critic, obs, returns, old_values, clip=0.2):
+    values = {values}
+    clipped = old_values + (values - old_values).clamp(-clip, clip)
+    return 0.5 * torch.max((values - returns) ** 2, (clipped - returns) ** 2).mean()
+
+
+critic = Critic()
+opt = torch.optim.Adam(critic.parameters(), lr=1e-3)
+for it in range(5):
+    obs = torch.randn(128, 5)
+    rewards = obs[:, 0].clamp(min=0)
+    with torch.no_grad():
+        old_values = critic(obs).squeeze(-1)
+    adv, returns = gae(rewards, old_values)
+    for epoch in range(4):
+        loss = value_loss(critic, obs, returns, old_values)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+"""
+
 FIRING = {
+    "critic-column-against-returns-of-a-helper-in-a-helper": (
+        CRITIC.format(values="critic(obs)"), "GD503", "torch.max((values - returns)"),
     "training-step-returns-item-to-a-trainer-of-another-class": (
         LIT_TRAINER.format(loss="loss.item()"), "GD101", 'return {"loss": loss.item()'),
     "agent-learn-method-never-clears-called-from-the-loop": (
@@ -239,6 +283,7 @@ FIRING = {
 }
 
 NEAR_MISSES = {
+    "critic-squeezed-against-returns-of-a-helper": CRITIC.format(values="critic(obs).squeeze(-1)"),
     "training-step-returns-the-tensor-items-only-logged": LIT_TRAINER.format(loss="loss"),
     "agent-learn-method-clears-before-backward": AGENT.format(clear="        self.optimizer.zero_grad()", outer=""),
     "agent-cleared-by-the-caller-loop": AGENT.format(clear="", outer="    agent.optimizer.zero_grad()"),

@@ -14,7 +14,7 @@ import re
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted, keyword, strip_to
-from graddoctor.lint.analysis.returns import returned
+from graddoctor.lint.analysis.returns import call_sites, callee, returned, returned_value, unpacked_index
 from graddoctor.lint.analysis.scan import lines_matching, walk_lines
 from graddoctor.lint.analysis.values import is_model_call
 from graddoctor.lint.analysis.model_outputs import made_by
@@ -72,11 +72,22 @@ def _linear_to_one(expr: ast.expr) -> bool:
     return isinstance(out, ast.Constant) and out.value == 1
 
 
-def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = 4,
+def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = 8,
                      datasets: bool = True) -> bool:
     if datasets and _scalar_dataset_item(a, unit, expr, line, depth):
         return True
     origin = _origin(a, unit, expr, line)
+    if origin is None and depth > 0:
+        return _one_dimensional_elsewhere(a, unit, expr, line, depth - 1)
+    if isinstance(origin, ast.Call) and depth > 0:
+        func = origin.func
+        name = call_name(origin)
+        if name in _SAME_SHAPE and isinstance(func, ast.Attribute) and dotted(func.value) == "torch" and origin.args:
+            return _one_dimensional(a, unit, origin.args[0], line, depth - 1, datasets)  # torch.zeros_like(rewards)
+        if name in _SAME_SHAPE_METHODS and isinstance(func, ast.Attribute) and dotted(func.value) not in _MODULES_OF_FUNCTIONS:
+            return _one_dimensional(a, unit, func.value, line, depth - 1, datasets)  # rewards.clamp(min=0)
+        if name == "squeeze" and isinstance(func, ast.Attribute) and _squeezes_last(origin):
+            return _one_output_model(a, unit, func.value, line)  # critic(obs).squeeze(-1): (N, 1) -> (N,)
     if isinstance(origin, ast.BinOp) and depth > 0:
         return _one_dimensional_arithmetic(a, unit, origin, line, depth - 1)
     for _ in range(3):  # y[i:i + 32] keeps what y is
@@ -103,6 +114,55 @@ def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, dep
         keeps = isinstance(keep, ast.Constant) and keep.value is True
         return isinstance(dim, ast.Constant) and dim.value in (1, -1) and not keeps and _two_dimensional_input(origin)
     return False
+
+
+_SAME_SHAPE = frozenset({"zeros_like", "ones_like", "randn_like", "rand_like", "full_like", "empty_like", "abs", "exp",
+                         "log", "sigmoid", "tanh", "clamp", "clip", "sign", "sqrt"})
+_SAME_SHAPE_METHODS = frozenset({"clamp", "clip", "abs", "exp", "log", "sigmoid", "tanh", "float", "double", "detach",
+                                 "clone", "to", "cpu", "cuda", "neg", "sqrt", "contiguous"})
+_MODULES_OF_FUNCTIONS = frozenset({"torch", "F", "np", "numpy", "math"})
+
+
+def _squeezes_last(call: ast.Call) -> bool:
+    dim = call.args[0] if call.args else keyword(call, "dim")
+    if isinstance(dim, ast.UnaryOp) and isinstance(dim.op, ast.USub) and isinstance(dim.operand, ast.Constant):
+        return dim.operand.value == 1
+    return isinstance(dim, ast.Constant) and dim.value == 1
+
+
+def _one_dimensional_elsewhere(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> bool:
+    """What a name holds when its function does not show it: an item of a tuple a helper of this file
+    returns (`adv, returns = gae(...)`), or a parameter every call site of the function gives a
+    one-dimensional value (`value_loss(critic, obs, returns, old_values)`)."""
+    expr = strip_to(expr)
+    if type(expr) is not ast.Name:
+        return False
+    b = a.binding_before(unit, expr.id, line)
+    if b is not None:
+        index = unpacked_index(b.stmt, expr.id) if isinstance(b.stmt, ast.Assign) else None
+        if index is None or index < 0 or type(b.value) is not ast.Call or b.line > line:
+            return False
+        found = returned_value(a, b.value, unit, index)
+        return found is not None and _one_dimensional(a, found[2], found[0], found[1], depth, datasets=False)
+    function = unit.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    params = [p.arg for p in function.args.posonlyargs + function.args.args]
+    if expr.id not in params:
+        return False
+    sites = call_sites(a, function)
+    if not sites:
+        return False
+    for call, ctx in sites:
+        found = callee(a, call, ctx.unit)
+        skip = found[2] if found is not None else 0
+        position = params.index(expr.id) - skip
+        given = keyword(call, expr.id) or (call.args[position] if 0 <= position < len(call.args) else None)
+        if given is None or any(type(x) is ast.Starred for x in call.args):
+            return False
+        if not _one_dimensional(a, ctx.unit, given, call.lineno, depth, datasets=False):
+            return False
+    return True
 
 
 def _one_dimensional_arithmetic(a: FileAnalysis, unit: Unit, op: ast.BinOp, line: int, depth: int) -> bool:
