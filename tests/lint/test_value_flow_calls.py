@@ -6,7 +6,8 @@ function: `MiniTrainer().fit(LitModel(), loader)` backpropagating what
 loss handed to an `engine.backward(loss)` method of the file, a helper
 decorated `@torch.no_grad()` reused by `training_step`, a layer's weight edited
 in place by a method the loop calls, a numpy round trip inside a helper, a critic's
-`(N, 1)` output against `(N,)` returns made by another helper. One
+`(N, 1)` output against `(N,)` returns made by another helper, Q-values gathered
+with a column of indices against a one-dimensional target. One
 resolver says which definition a call runs (`calls.resolve`); the value flow,
 the loop events, the parameter binding and the causes of a loss without
 history (`numbers.without_graph`) all go through it. Each firing program has
@@ -265,7 +266,43 @@ for it in range(5):
         opt.step()
 """
 
+DOUBLE_DQN = """
+class QNet(nn.Module):
+    def __init__(self, obs=4, actions=2):
+        super().__init__()
+        self.fc = nn.Sequential(nn.Linear(obs, 64), nn.ReLU(), nn.Linear(64, actions))
+
+    def forward(self, s):
+        return self.fc(s)
+
+
+online, target = QNet(), QNet()
+optimizer = torch.optim.Adam(online.parameters(), lr=5e-4)
+gamma = 0.99
+
+
+def td_loss(batch):
+    s, a, r, s2, done = batch
+    q_sa = {q_sa}
+    with torch.no_grad():
+        best = online(s2).argmax(dim=1, keepdim=True)
+        q_next = target(s2).gather(1, best).squeeze(-1)
+        y = r + gamma * (1.0 - done) * q_next
+    return F.smooth_l1_loss(q_sa, y)
+
+
+for step in range(100):
+    batch = (torch.randn(32, 4), torch.randint(0, 2, (32,)), torch.rand(32), torch.randn(32, 4),
+             (torch.rand(32) < 0.1).float())
+    loss = td_loss(batch)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
 FIRING = {
+    "gathered-q-column-against-a-one-dimensional-target": (
+        DOUBLE_DQN.format(q_sa="online(s).gather(1, a.unsqueeze(-1))"), "GD503", "return F.smooth_l1_loss(q_sa, y)"),
     "critic-column-against-returns-of-a-helper-in-a-helper": (
         CRITIC.format(values="critic(obs)"), "GD503", "torch.max((values - returns)"),
     "training-step-returns-item-to-a-trainer-of-another-class": (
@@ -283,6 +320,8 @@ FIRING = {
 }
 
 NEAR_MISSES = {
+    "gathered-q-squeezed-against-a-one-dimensional-target": DOUBLE_DQN.format(
+        q_sa="online(s).gather(1, a.unsqueeze(-1)).squeeze(-1)"),
     "critic-squeezed-against-returns-of-a-helper": CRITIC.format(values="critic(obs).squeeze(-1)"),
     "training-step-returns-the-tensor-items-only-logged": LIT_TRAINER.format(loss="loss"),
     "agent-learn-method-clears-before-backward": AGENT.format(clear="        self.optimizer.zero_grad()", outer=""),
