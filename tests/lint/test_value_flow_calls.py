@@ -110,7 +110,7 @@ model = nn.Sequential(nn.Embedding(24, 32), nn.Linear(32, 24))
 optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
 for src, labels in batches:
     loss = token_loss(model(src), labels)
-    engine.backward(loss)
+    engine.backward({backward})
     optimizer.step()
     optimizer.zero_grad()
 """
@@ -170,7 +170,7 @@ class SwAVHead(nn.Module):
 {decorator}
     def normalize_prototypes(self):
         w = self.prototypes.{weight}
-        w.div_(w.norm(dim=1, keepdim=True))
+{renorm}
 
     def forward(self, x):
         return self.prototypes(F.normalize(self.proj(x), dim=1))
@@ -186,6 +186,7 @@ for x, codes in loader:
     opt.step()
 """
 NORMALIZE = "    head.normalize_prototypes()"
+DIV = "        w.div_(w.norm(dim=1, keepdim=True))"
 
 GCN = """
 import numpy as np
@@ -300,7 +301,31 @@ for step in range(100):
     optimizer.step()
 """
 
+LEARNER = """
+def backward_step(loss):
+    loss.backward()
+
+
+class BaseLearner:
+    def update(self, loss):
+{clear}
+        backward_step(loss)
+        self.optimizer.step()
+
+
+class Regressor(BaseLearner):
+    def __init__(self):
+        self.model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 1))
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.01)
+
+
+learner = Regressor()
+for x, y in loader:
+    learner.update(F.mse_loss(learner.model(x).squeeze(-1), y))
+"""
+
 FIRING = {
+    "inherited-update-method-never-clears": (LEARNER.format(clear=""), "GD201", "self.optimizer.step()"),
     "gathered-q-column-against-a-one-dimensional-target": (
         DOUBLE_DQN.format(q_sa="online(s).gather(1, a.unsqueeze(-1))"), "GD503", "return F.smooth_l1_loss(q_sa, y)"),
     "critic-column-against-returns-of-a-helper-in-a-helper": (
@@ -310,29 +335,33 @@ FIRING = {
     "agent-learn-method-never-clears-called-from-the-loop": (
         AGENT.format(clear="", outer=""), "GD201", "self.optimizer.step()"),
     "per-token-loss-through-a-backward-method-of-the-file": (
-        TOKENS.format(ret="per_tok * mask"), "GD103", "engine.backward(loss)"),
+        TOKENS.format(ret="per_tok * mask", backward="loss"), "GD103", "engine.backward(loss)"),
     "no-grad-decorated-embedding-reused-by-training-step": (
         SIMCLR.format(view="embed"), "GD110", "@torch.no_grad()"),
     "layer-weight-renormalised-in-place-by-a-method": (
-        SWAV.format(decorator="", weight="weight", call=NORMALIZE), "GD109", "w.div_("),
+        SWAV.format(decorator="", weight="weight", call=NORMALIZE, renorm=DIV), "GD109", "w.div_("),
     "numpy-round-trip-inside-a-helper-feeds-the-loss": (
         GCN.format(embed="l2_normalize(model(feats, a_hat))"), "GD102", "arr = h.detach()"),
 }
 
 NEAR_MISSES = {
+    "inherited-update-method-clears": LEARNER.format(clear="        self.optimizer.zero_grad()"),
     "gathered-q-squeezed-against-a-one-dimensional-target": DOUBLE_DQN.format(
         q_sa="online(s).gather(1, a.unsqueeze(-1)).squeeze(-1)"),
     "critic-squeezed-against-returns-of-a-helper": CRITIC.format(values="critic(obs).squeeze(-1)"),
     "training-step-returns-the-tensor-items-only-logged": LIT_TRAINER.format(loss="loss"),
     "agent-learn-method-clears-before-backward": AGENT.format(clear="        self.optimizer.zero_grad()", outer=""),
     "agent-cleared-by-the-caller-loop": AGENT.format(clear="", outer="    agent.optimizer.zero_grad()"),
-    "per-token-loss-averaged-over-the-mask": TOKENS.format(ret="(per_tok * mask).sum() / mask.sum()"),
+    "per-token-loss-averaged-over-the-mask": TOKENS.format(ret="(per_tok * mask).sum() / mask.sum()", backward="loss"),
+    "per-token-loss-averaged-by-the-caller": TOKENS.format(ret="per_tok * mask", backward="loss.mean()"),
     "no-grad-embedding-only-in-evaluation": SIMCLR.format(view="project"),
     "layer-weight-renormalised-in-a-no-grad-method": SWAV.format(
-        decorator="    @torch.no_grad()", weight="weight", call=NORMALIZE),
-    "layer-weight-renormalised-through-data": SWAV.format(decorator="", weight="weight.data", call=NORMALIZE),
+        decorator="    @torch.no_grad()", weight="weight", call=NORMALIZE, renorm=DIV),
+    "layer-weight-renormalised-in-a-no-grad-block-of-the-method": SWAV.format(
+        decorator="", weight="weight", call=NORMALIZE, renorm="        with torch.no_grad():\n    " + DIV),
+    "layer-weight-renormalised-through-data": SWAV.format(decorator="", weight="weight.data", call=NORMALIZE, renorm=DIV),
     "layer-weight-renormalised-under-no-grad-in-the-loop": SWAV.format(
-        decorator="", weight="weight", call="    with torch.no_grad():\n    " + NORMALIZE),
+        decorator="", weight="weight", call="    with torch.no_grad():\n    " + NORMALIZE, renorm=DIV),
     "numpy-round-trip-only-for-a-printed-metric": GCN.format(embed="F.normalize(model(feats, a_hat), dim=1)"),
 }
 
