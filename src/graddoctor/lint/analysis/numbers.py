@@ -325,6 +325,24 @@ def _detached(call: ast.Call) -> bool:
     return type(func) is ast.Attribute and func.attr == "detach" and not call.args and dotted(func.value) != "torch"
 
 
+# Steps back from a loss, through the file's helpers and their parameters, to what it is made from.
+_LOSS_DEPTH = 24
+
+
+def causes_without_graph(a: FileAnalysis, unit: Unit, loss: ast.expr, line: int) -> list[Cause] | None:
+    """Where each part of `loss` lost its history, when no part of it keeps any (else None).
+
+    The question the rules ask of a backward whose inline chain showed nothing: GD110 names the
+    part computed with recording off, GD102 the cut of a value that had a graph (cached on `a`: both ask).
+    """
+    memo = a.__dict__.setdefault("_causes_without_graph", {})
+    key = (id(unit), id(loss), line)
+    if key not in memo:
+        why: list[Cause] = []
+        memo[key] = why if without_graph(a, unit, loss, line, _LOSS_DEPTH, why) else None
+    return memo[key]
+
+
 _FUNCTIONAL = frozenset({"F", "nn.functional", "torch.nn.functional"})
 
 

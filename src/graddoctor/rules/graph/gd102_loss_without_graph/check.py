@@ -6,7 +6,7 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
-from graddoctor.lint.analysis.numbers import REWRAPS, numbers_in, prediction_round_trip, without_graph
+from graddoctor.lint.analysis.numbers import REWRAPS, causes_without_graph, numbers_in, prediction_round_trip
 from graddoctor.lint.analysis.returns import returned
 from graddoctor.lint.analysis.values import (
     backward_calls, carries_graph, chain, is_loss_call, made_from_model, names_in, step_into, surely_data,
@@ -70,9 +70,6 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             _cut_throughout(a, r, call, recv, ctx)
 
 
-_THROUGH = 24  # steps back from the loss, through helpers and their parameters, to what it is made from
-
-
 def _cut_throughout(a: FileAnalysis, r: Reporter, call: ast.Call, recv: ast.expr, ctx) -> None:
     """Every part of the loss is without history (numbers.without_graph, through this file's helpers,
     methods and their parameters: `torch.cat([edge_scores(z, pos), ...])` where `z` came back from a
@@ -80,10 +77,8 @@ def _cut_throughout(a: FileAnalysis, r: Reporter, call: ast.Call, recv: ast.expr
     computed with recording off is GD110's; numbers from `.item()` are GD101's."""
     if "detach" not in a.source and "data" not in a.source and not any(w in a.source for w in REWRAPS):
         return
-    why: list = []
-    if not without_graph(a, ctx.unit, recv, call.lineno, _THROUGH, why):
-        return
-    if any(c.kind == "grad_off" for c in why):
+    why = causes_without_graph(a, ctx.unit, recv, call.lineno)
+    if why is None or any(c.kind == "grad_off" for c in why):
         return
     for cause in why:
         if cause.kind not in ("cut", "rewrap"):

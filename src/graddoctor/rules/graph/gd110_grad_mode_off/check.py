@@ -8,7 +8,7 @@ import re
 from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import Binding, FileAnalysis, GradOff, Unit, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted
-from graddoctor.lint.analysis.numbers import without_graph
+from graddoctor.lint.analysis.numbers import causes_without_graph
 from graddoctor.lint.analysis.returns import instance_class, local_callee, returned, returned_value, unpacked_index
 from graddoctor.lint.analysis.values import backward_calls, chain, may_run_model, surely_data
 from graddoctor.lint.reporter import Reporter
@@ -16,7 +16,6 @@ from graddoctor.rules.graph.gd105_unregistered_parameter.check import PARAMETER_
 
 CODE = "GD110"
 _DEPTH = 4
-_THROUGH = 24  # steps back from the loss, through helpers and their parameters, to what it is made from
 
 
 _DATA_METHODS = frozenset(
@@ -134,9 +133,7 @@ def _graph_off_throughout(a: FileAnalysis, r: Reporter, call: ast.Call, recv: as
     """Every part of the loss is without history, and some part was computed with recording off:
     `self.nt_xent(self.embed(v1), self.embed(v2))` where `embed` is decorated `@torch.no_grad()`,
     followed through this file's helpers, methods and their parameters (numbers.without_graph)."""
-    why: list = []
-    if not without_graph(a, ctx.unit, recv, call.lineno, _THROUGH, why):
-        return
+    why = causes_without_graph(a, ctx.unit, recv, call.lineno) or []
     cause = next((c for c in why if c.kind == "grad_off"), None)
     if cause is None:
         return
