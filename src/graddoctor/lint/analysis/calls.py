@@ -46,7 +46,13 @@ def owner_class(func: ast.expr, classes: dict, cls, names: Names | None):
     return classes.get(call_name(ctor)) if type(ctor) is ast.Call else None
 
 
-def resolve(call: ast.Call, functions: dict, classes: dict, cls, names: Names | None = None, init: bool = False):
+def method_names(classes: dict) -> frozenset[str]:
+    """Every method name the file's classes define: a call `x.m()` of any other name runs none of them."""
+    return frozenset(name for info in classes.values() for name in info.methods)
+
+
+def resolve(call: ast.Call, functions: dict, classes: dict, cls, names: Names | None = None, init: bool = False,
+            methods: frozenset[str] | None = None):
     """What `call` runs among this file's own definitions: `(function, its class or None, implicit leading
     parameters)`, or None. A plain function, a method of the caller's class or of an instance of a class
     of this file (inherited from a base class of this file too); with `init`, `Cls(...)` runs `__init__`."""
@@ -60,6 +66,8 @@ def resolve(call: ast.Call, functions: dict, classes: dict, cls, names: Names | 
         method = method_of(classes, info, "__init__") if info is not None else None
         return (method, info, 1) if method is not None else None
     if kind is ast.Attribute:
+        if methods is not None and func.attr not in methods:
+            return None  # `x.view(...)`, `torch.cat(...)`: no class of this file has such a method
         info = owner_class(func, classes, cls, names)
         method = method_of(classes, info, func.attr) if info is not None else None
         if method is None:
@@ -69,9 +77,9 @@ def resolve(call: ast.Call, functions: dict, classes: dict, cls, names: Names | 
     return None
 
 
-def _callee(call: ast.Call, functions: dict, classes: dict, cls, names: Names) -> tuple[ast.AST, int] | None:
+def _callee(call: ast.Call, functions: dict, classes: dict, cls, names: Names, methods) -> tuple[ast.AST, int] | None:
     """The definition `call` runs and how many leading parameters it fills implicitly (`self`)."""
-    found = resolve(call, functions, classes, cls, names, init=True)
+    found = resolve(call, functions, classes, cls, names, init=True, methods=methods)
     return (found[0], found[2]) if found is not None else None
 
 
@@ -80,9 +88,10 @@ def bind_parameters(names: Names, calls: list, functions: dict, classes: dict) -
     if not functions and not classes:
         return False
     seen: dict[str, tuple[str, str | None, ast.Call | None] | None] = {}  # param -> (kind, class, ctor) or None: disagree
+    methods = method_names(classes)
     instances: dict[str, ast.Call | None] = {}  # param -> the construction of the file's class passed, None: disagree
     for call, ctx in calls:
-        found = _callee(call, functions, classes, ctx.unit.cls, names)
+        found = _callee(call, functions, classes, ctx.unit.cls, names, methods)
         if found is None:
             continue
         target, skip = found

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from graddoctor.lint.analysis.calls import resolve
 from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.names import Names, call_name, dotted, item_key
+from graddoctor.lint.analysis.returns import file_methods
 
 CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
 # Framework clipping that unscales AMP gradients itself.
@@ -210,7 +211,7 @@ class _Builder:
         """The function or method of this file that `call` runs, with its class (calls.resolve)."""
         if type(call.func) not in _NAMED:
             return None
-        return resolve(call, self.a.functions, self.a.classes, self.cls, self.names)
+        return resolve(call, self.a.functions, self.a.classes, self.cls, self.names, methods=file_methods(self.a))
 
     def _statement(self, call: ast.Call) -> bool:
         """`torch.set_grad_enabled(False)` on its own line switches the mode; `with torch.set_grad_enabled(...)` is scoped."""

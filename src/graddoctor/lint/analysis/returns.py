@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from graddoctor.lint.analysis.calls import resolve
+from graddoctor.lint.analysis.calls import method_names, resolve
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted
 
@@ -33,7 +33,7 @@ def callee(a: FileAnalysis, call: ast.Call, unit: Unit):
     memo = a.__dict__.setdefault("_callees", {})
     key = (id(call), id(unit.cls))
     if key not in memo:
-        memo[key] = resolve(call, a.functions, a.classes, unit.cls, a.names)
+        memo[key] = resolve(call, a.functions, a.classes, unit.cls, a.names, methods=file_methods(a))
     return memo[key]
 
 
@@ -67,6 +67,14 @@ def grad_on_at_every_call(a: FileAnalysis, unit: Unit, depth: int = 2) -> bool:
             if depth <= 0 or caller is function or not grad_on_at_every_call(a, ctx.unit, depth - 1):
                 return False
     return True
+
+
+def file_methods(a: FileAnalysis) -> frozenset[str]:
+    """The method names of the file's classes (cached on `a`), which lets `resolve` skip library calls."""
+    methods = a.__dict__.get("_method_names")
+    if methods is None:
+        methods = a._method_names = method_names(a.classes)
+    return methods
 
 
 def instance_class(a: FileAnalysis, node: ast.expr):
