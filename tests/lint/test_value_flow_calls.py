@@ -7,7 +7,8 @@ loss handed to an `engine.backward(loss)` method of the file, a helper
 decorated `@torch.no_grad()` reused by `training_step`, a layer's weight edited
 in place by a method the loop calls, a numpy round trip inside a helper, a critic's
 `(N, 1)` output against `(N,)` returns made by another helper, Q-values gathered
-with a column of indices against a one-dimensional target. One
+with a column of indices against a one-dimensional target, an agent's `update()`
+that never steps, a `clip()` method called after the step method. One
 resolver says which definition a call runs (`calls.resolve`); the value flow,
 the loop events, the parameter binding and the causes of a loss without
 history (`numbers.without_graph`) all go through it. Each firing program has
@@ -324,7 +325,55 @@ for x, y in loader:
     learner.update(F.mse_loss(learner.model(x).squeeze(-1), y))
 """
 
+REINFORCE_AGENT = """
+class Agent:
+    def __init__(self):
+        self.policy = nn.Sequential(nn.Linear(4, 32), nn.Tanh(), nn.Linear(32, 2))
+        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=1e-3)
+
+    def update(self, obs, actions, returns):
+        logp = F.log_softmax(self.policy(obs), -1).gather(1, actions.unsqueeze(1)).squeeze(1)
+        loss = -(logp * returns).mean()
+        self.optimizer.zero_grad()
+        loss.backward()
+{step}
+        return loss.item()
+
+
+agent = Agent()
+for episode in range(100):
+    obs, actions, returns = rollout(agent.policy)
+    agent.update(obs, actions, returns)
+"""
+
+ENGINE = """
+class Engine:
+    def __init__(self, model):
+        self.model = model
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+
+    def clip(self):
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+
+    def run_batch(self, x, y):
+        self.optimizer.zero_grad()
+        loss = F.cross_entropy(self.model(x), y)
+        loss.backward()
+{inside}
+        self.optimizer.step()
+        return loss.item()
+
+
+engine = Engine(nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4)))
+for x, y in loader:
+    engine.run_batch(x, y)
+{after}
+"""
+
 FIRING = {
+    "agent-update-method-never-steps": (REINFORCE_AGENT.format(step=""), "GD203", "loss.backward()"),
+    "clip-method-called-after-the-step-method": (
+        ENGINE.format(inside="", after="    engine.clip()"), "GD206", "torch.nn.utils.clip_grad_norm_"),
     "inherited-update-method-never-clears": (LEARNER.format(clear=""), "GD201", "self.optimizer.step()"),
     "gathered-q-column-against-a-one-dimensional-target": (
         DOUBLE_DQN.format(q_sa="online(s).gather(1, a.unsqueeze(-1))"), "GD503", "return F.smooth_l1_loss(q_sa, y)"),
@@ -345,6 +394,8 @@ FIRING = {
 }
 
 NEAR_MISSES = {
+    "agent-update-method-steps": REINFORCE_AGENT.format(step="        self.optimizer.step()"),
+    "clip-method-called-between-backward-and-step": ENGINE.format(inside="        self.clip()", after=""),
     "inherited-update-method-clears": LEARNER.format(clear="        self.optimizer.zero_grad()"),
     "gathered-q-squeezed-against-a-one-dimensional-target": DOUBLE_DQN.format(
         q_sa="online(s).gather(1, a.unsqueeze(-1)).squeeze(-1)"),
