@@ -1,4 +1,9 @@
-"""Arguments at the call sites of this file's own functions, methods and classes.
+"""Which of this file's own definitions a call runs (`resolve`), and the arguments at their call sites.
+
+`resolve` is the one answer every part of lint asks of a call (value flow, loop
+events, training units, parameter binding): a plain function, a method of the
+caller's class or of an instance of one of the file's classes, inherited methods
+included.
 
 `train(model, loader, opt, sched)` makes `train`'s parameter `scheduler` what
 `sched` is (a StepLR), and `Trainer(model, opt)` makes `__init__`'s `optimizer`
