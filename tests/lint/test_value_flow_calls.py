@@ -8,7 +8,8 @@ decorated `@torch.no_grad()` reused by `training_step`, a layer's weight edited
 in place by a method the loop calls, a numpy round trip inside a helper, a critic's
 `(N, 1)` output against `(N,)` returns made by another helper, Q-values gathered
 with a column of indices against a one-dimensional target, an agent's `update()`
-that never steps, a `clip()` method called after the step method. One
+that never steps, a `clip()` method called after the step method, a block repeated or
+modules listed by a helper the module's `__init__` calls. One
 resolver says which definition a call runs (`calls.resolve`); the value flow,
 the loop events, the parameter binding and the causes of a loss without
 history (`numbers.without_graph`) all go through it. Each firing program has
@@ -370,7 +371,68 @@ for x, y in loader:
 {after}
 """
 
+TOWER = """
+import copy
+
+
+def make_blocks(block, n):
+    return [{entry} for _ in range(n)]
+
+
+class Tower(nn.Module):
+    def __init__(self, d=32, depth=4):
+        super().__init__()
+        block = nn.Sequential(nn.Linear(d, d), nn.ReLU())
+        self.blocks = nn.ModuleList(make_blocks(block, depth))
+        self.head = nn.Linear(d, 1)
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return self.head(x)
+
+
+model = Tower()
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+for x, y in loader:
+    loss = F.mse_loss(model(x).squeeze(-1), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+MOE = """
+def build_experts(d, n):
+    experts = []
+    for _ in range(n):
+        experts.append(nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d)))
+    return experts
+
+
+class MoE(nn.Module):
+    def __init__(self, d=16, n=4):
+        super().__init__()
+        self.gate = nn.Linear(d, n)
+        self.experts = {experts}
+
+    def forward(self, x):
+        w = self.gate(x).softmax(-1)
+        return sum(w[:, i:i + 1] * e(x) for i, e in enumerate(self.experts))
+
+
+model = MoE()
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+for x, y in loader:
+    loss = F.mse_loss(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
 FIRING = {
+    "one-block-repeated-by-a-helper-into-a-module-list": (TOWER.format(entry="block"), "GD502", "return [block for"),
+    "experts-built-by-a-helper-kept-in-a-plain-list": (
+        MOE.format(experts="build_experts(d, n)"), "GD105", "self.experts = build_experts"),
     "agent-update-method-never-steps": (REINFORCE_AGENT.format(step=""), "GD203", "loss.backward()"),
     "clip-method-called-after-the-step-method": (
         ENGINE.format(inside="", after="    engine.clip()"), "GD206", "torch.nn.utils.clip_grad_norm_"),
@@ -394,6 +456,8 @@ FIRING = {
 }
 
 NEAR_MISSES = {
+    "a-helper-deep-copies-the-block-per-entry": TOWER.format(entry="copy.deepcopy(block)"),
+    "experts-built-by-a-helper-wrapped-in-a-module-list": MOE.format(experts="nn.ModuleList(build_experts(d, n))"),
     "agent-update-method-steps": REINFORCE_AGENT.format(step="        self.optimizer.step()"),
     "clip-method-called-between-backward-and-step": ENGINE.format(inside="        self.clip()", after=""),
     "inherited-update-method-clears": LEARNER.format(clear="        self.optimizer.zero_grad()"),

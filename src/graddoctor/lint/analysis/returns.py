@@ -77,6 +77,28 @@ def file_methods(a: FileAnalysis) -> frozenset[str]:
     return methods
 
 
+def passed_to(a: FileAnalysis, unit: Unit, name: str) -> list[tuple[ast.expr, int, Unit]]:
+    """What every call site of `unit`'s function passes as its parameter `name`, as `(value, line, caller)`;
+    `[]` when the function is never called here or one call site does not show it (a `*args`, a default)."""
+    function = unit.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    params = [p.arg for p in function.args.posonlyargs + function.args.args]
+    if name not in params:
+        return []
+    out = []
+    for call, ctx in call_sites(a, function):
+        found = callee(a, call, ctx.unit)
+        position = params.index(name) - (found[2] if found is not None else 0)
+        given = next((k.value for k in call.keywords if k.arg == name), None)
+        if given is None and 0 <= position < len(call.args):
+            given = call.args[position]
+        if given is None or any(type(x) is ast.Starred for x in call.args):
+            return []
+        out.append((given, call.lineno, ctx.unit))
+    return out
+
+
 def instance_class(a: FileAnalysis, node: ast.expr):
     """The class of this file that `node` (`model`, `self.trainer`) was built from, if we can tell."""
     key = dotted(node)

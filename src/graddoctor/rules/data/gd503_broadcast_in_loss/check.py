@@ -14,7 +14,7 @@ import re
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted, keyword, strip_to
-from graddoctor.lint.analysis.returns import call_sites, callee, returned, returned_value, unpacked_index
+from graddoctor.lint.analysis.returns import passed_to, returned, returned_value, unpacked_index
 from graddoctor.lint.analysis.scan import lines_matching, walk_lines
 from graddoctor.lint.analysis.values import is_model_call
 from graddoctor.lint.analysis.model_outputs import made_by
@@ -183,30 +183,11 @@ def _items(a: FileAnalysis, unit: Unit, container: ast.expr, index: int, line: i
             return []
         return _items(a, unit, b.value, index, b.line, depth - 1)
     out = []
-    for given, at, caller in _passed(a, unit, container.id):
+    for given, at, caller in passed_to(a, unit, container.id):
         found = _items(a, caller, given, index, at, depth - 1)
         if not found:
             return []
         out += found
-    return out
-
-
-def _passed(a: FileAnalysis, unit: Unit, name: str) -> list:
-    """What every call site of `unit`'s function passes as its parameter `name` (`[]` if any is unknown)."""
-    function = unit.node
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return []
-    params = [p.arg for p in function.args.posonlyargs + function.args.args]
-    if name not in params:
-        return []
-    out = []
-    for call, ctx in call_sites(a, function):
-        found = callee(a, call, ctx.unit)
-        position = params.index(name) - (found[2] if found is not None else 0)
-        given = keyword(call, name) or (call.args[position] if 0 <= position < len(call.args) else None)
-        if given is None or any(type(x) is ast.Starred for x in call.args):
-            return []
-        out.append((given, call.lineno, ctx.unit))
     return out
 
 
@@ -224,7 +205,7 @@ def _one_dimensional_elsewhere(a: FileAnalysis, unit: Unit, expr: ast.expr, line
             return False
         items = _items(a, unit, b.value, index, b.line, depth)
         return bool(items) and all(_one_dimensional(a, u, v, at, depth, datasets=False) for v, at, u in items)
-    passed = _passed(a, unit, expr.id)
+    passed = passed_to(a, unit, expr.id)
     return bool(passed) and all(_one_dimensional(a, u, given, at, depth, datasets=False) for given, at, u in passed)
 
 
