@@ -83,9 +83,9 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         for key, (stmt, value, unit) in sorted(last.items(), key=lambda kv: kv[1][0].lineno):
             attr = key.split(".", 1)[1]
             filled = appended.get(_where(key, unit))
-            if type(value) is ast.Call:  # `self.experts = build_experts(d, n)`: the list a helper of this file returns
-                found = returned_value(a, value, unit)
-                if found is None or not isinstance(found[0], (ast.List, ast.ListComp, ast.Name)):
+            found = returned_value(a, value, unit) if type(value) is ast.Call else None
+            if found is not None:  # `self.experts = build_experts(d, n)`: the list a helper of this file returns
+                if not isinstance(found[0], (ast.List, ast.ListComp, ast.Name)):
                     continue
                 value, line, unit = found
                 if type(value) is ast.Name:
