@@ -9,7 +9,8 @@ in place by a method the loop calls, a numpy round trip inside a helper, a criti
 `(N, 1)` output against `(N,)` returns made by another helper, Q-values gathered
 with a column of indices against a one-dimensional target, an agent's `update()`
 that never steps, a `clip()` method called after the step method, a block repeated or
-modules listed by a helper the module's `__init__` calls. One
+modules listed by a helper the module's `__init__` calls, a loss kept on `self` by a
+step method the loop calls. One
 resolver says which definition a call runs (`calls.resolve`); the value flow,
 the loop events, the parameter binding and the causes of a loss without
 history (`numbers.without_graph`) all go through it. Each firing program has
@@ -429,7 +430,34 @@ for x, y in loader:
     opt.step()
 """
 
+RUNNING = """
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        self.running = 0.0
+        self.losses = []
+
+    def step(self, x, y):
+        loss = F.cross_entropy(self.model(x), y)
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+{keep}
+
+
+trainer = Trainer(nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3)))
+for epoch in range(3):
+    for x, y in loader:
+        trainer.step(x, y)
+    print(epoch, trainer.running, len(trainer.losses))
+"""
+
 FIRING = {
+    "running-loss-attribute-summed-by-a-step-method": (
+        RUNNING.format(keep="        self.running += loss"), "GD207", "self.running += loss"),
+    "losses-attribute-appended-by-a-step-method": (
+        RUNNING.format(keep="        self.losses.append(loss)"), "GD207", "self.losses.append(loss)"),
     "one-block-repeated-by-a-helper-into-a-module-list": (TOWER.format(entry="block"), "GD502", "return [block for"),
     "experts-built-by-a-helper-kept-in-a-plain-list": (
         MOE.format(experts="build_experts(d, n)"), "GD105", "self.experts = build_experts"),
@@ -456,6 +484,10 @@ FIRING = {
 }
 
 NEAR_MISSES = {
+    "running-loss-attribute-summed-as-a-number": RUNNING.format(keep="        self.running += loss.item()"),
+    "losses-attribute-appended-detached": RUNNING.format(keep="        self.losses.append(loss.detach())"),
+    "running-loss-attribute-reset-in-the-same-call": RUNNING.format(
+        keep="        self.running = 0.0\n        self.running += loss"),
     "a-helper-deep-copies-the-block-per-entry": TOWER.format(entry="copy.deepcopy(block)"),
     "experts-built-by-a-helper-wrapped-in-a-module-list": MOE.format(experts="nn.ModuleList(build_experts(d, n))"),
     "agent-update-method-steps": REINFORCE_AGENT.format(step="        self.optimizer.step()"),
