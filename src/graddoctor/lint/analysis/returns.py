@@ -30,6 +30,13 @@ def local_callee(a: FileAnalysis, call: ast.Call, unit: Unit) -> ast.AST | None:
 
 def callee(a: FileAnalysis, call: ast.Call, unit: Unit):
     """`(function, its class or None, implicit leading parameters)` that `call` runs, or None (cached on `a`)."""
+    func = call.func
+    kind = type(func)
+    if kind is ast.Name:
+        if func.id not in a.functions:
+            return None
+    elif kind is not ast.Attribute or func.attr not in file_methods(a):
+        return None  # the common case, a library call: answered without the memo
     memo = a.__dict__.setdefault("_callees", {})
     key = (id(call), id(unit.cls))
     if key not in memo:
