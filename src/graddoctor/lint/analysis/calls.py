@@ -1,4 +1,9 @@
-"""Arguments at the call sites of this file's own functions, methods and classes.
+"""Which of this file's own definitions a call runs (`resolve`), and the arguments at their call sites.
+
+`resolve` is the one answer every part of lint asks of a call (value flow, loop
+events, training units, parameter binding): a plain function, a method of the
+caller's class or of an instance of one of the file's classes, inherited methods
+included.
 
 `train(model, loader, opt, sched)` makes `train`'s parameter `scheduler` what
 `sched` is (a StepLR), and `Trainer(model, opt)` makes `__init__`'s `optimizer`
@@ -11,24 +16,76 @@ from __future__ import annotations
 
 import ast
 
-from graddoctor.lint.analysis.names import Names, dotted, strip_to
+from graddoctor.lint.analysis.names import Names, call_name, dotted, strip_to
 
 
-def _callee(call: ast.Call, functions: dict, classes: dict, cls) -> tuple[ast.AST, int] | None:
-    """The definition `call` runs and how many leading parameters it fills implicitly (`self`)."""
+def method_of(classes: dict, info, name: str) -> ast.AST | None:
+    """The method `name` of class `info`, or of the first base class of this file that defines it."""
+    seen = set()
+    while info is not None and info.name not in seen:
+        seen.add(info.name)
+        method = info.methods.get(name)
+        if method is not None:
+            return method
+        bases = [dotted(b) or "" for b in info.node.bases]
+        info = next((classes[b] for b in bases if b in classes and b not in seen), None)
+    return None
+
+
+def owner_class(func: ast.expr, classes: dict, cls, names: Names | None):
+    """The class of this file whose method `func` (`self.m`, `Cls(...).m`, `obj.m`) names, if we can tell.
+
+    `obj` is an instance when the file builds it from one of its classes (`agent = DQNAgent()`,
+    `self.trainer = Trainer(...)`) or passes one to the parameter it is (see `bind_parameters`).
+    """
+    owner = func.value
+    kind = type(owner)
+    if kind is ast.Name and owner.id == "self":
+        return cls
+    if kind is ast.Call and type(owner.func) is ast.Name:
+        return classes.get(owner.func.id)  # `MiniTrainer().fit(...)`
+    if names is None or kind not in (ast.Name, ast.Attribute):
+        return None
+    key = dotted(owner)
+    ctor = (names.call.get(key) or names.constructed.get(key)) if key else None
+    return classes.get(call_name(ctor)) if type(ctor) is ast.Call else None
+
+
+def method_names(classes: dict) -> frozenset[str]:
+    """Every method name the file's classes define: a call `x.m()` of any other name runs none of them."""
+    return frozenset(name for info in classes.values() for name in info.methods)
+
+
+def resolve(call: ast.Call, functions: dict, classes: dict, cls, names: Names | None = None, init: bool = False,
+            methods: frozenset[str] | None = None):
+    """What `call` runs among this file's own definitions: `(function, its class or None, implicit leading
+    parameters)`, or None. A plain function, a method of the caller's class or of an instance of a class
+    of this file (inherited from a base class of this file too); with `init`, `Cls(...)` runs `__init__`."""
     func = call.func
     kind = type(func)
     if kind is ast.Name:
         target = functions.get(func.id)
         if target is not None:
-            return target, 0
-        info = classes.get(func.id)
-        init = info.methods.get("__init__") if info is not None else None
-        return (init, 1) if init is not None else None
-    if kind is ast.Attribute and cls is not None and type(func.value) is ast.Name and func.value.id == "self":
-        method = cls.methods.get(func.attr)
-        return (method, 1) if method is not None else None
+            return target, None, 0
+        info = classes.get(func.id) if init else None
+        method = method_of(classes, info, "__init__") if info is not None else None
+        return (method, info, 1) if method is not None else None
+    if kind is ast.Attribute:
+        if methods is not None and func.attr not in methods:
+            return None  # `x.view(...)`, `torch.cat(...)`: no class of this file has such a method
+        info = owner_class(func, classes, cls, names)
+        method = method_of(classes, info, func.attr) if info is not None else None
+        if method is None:
+            return None
+        static = any((dotted(d) or "") == "staticmethod" for d in method.decorator_list)
+        return method, info, 0 if static else 1
     return None
+
+
+def _callee(call: ast.Call, functions: dict, classes: dict, cls, names: Names, methods) -> tuple[ast.AST, int] | None:
+    """The definition `call` runs and how many leading parameters it fills implicitly (`self`)."""
+    found = resolve(call, functions, classes, cls, names, init=True, methods=methods)
+    return (found[0], found[2]) if found is not None else None
 
 
 def bind_parameters(names: Names, calls: list, functions: dict, classes: dict) -> bool:
@@ -36,8 +93,10 @@ def bind_parameters(names: Names, calls: list, functions: dict, classes: dict) -
     if not functions and not classes:
         return False
     seen: dict[str, tuple[str, str | None, ast.Call | None] | None] = {}  # param -> (kind, class, ctor) or None: disagree
+    methods = method_names(classes)
+    instances: dict[str, ast.Call | None] = {}  # param -> the construction of the file's class passed, None: disagree
     for call, ctx in calls:
-        found = _callee(call, functions, classes, ctx.unit.cls)
+        found = _callee(call, functions, classes, ctx.unit.cls, names, methods)
         if found is None:
             continue
         target, skip = found
@@ -47,6 +106,10 @@ def bind_parameters(names: Names, calls: list, functions: dict, classes: dict) -
         for param, arg in pairs:
             if type(arg) is ast.Starred:
                 break
+            instance = _instance_of(names, arg, classes)
+            if instance is not None:  # `fit(LitClassifier(), loader)`: `module` is one of this file's classes
+                agree = instances.get(param, instance)
+                instances[param] = instance if agree is not None and call_name(agree) == call_name(instance) else None
             known = _kind_of(names, arg)
             if known is None:
                 continue
@@ -64,7 +127,21 @@ def bind_parameters(names: Names, calls: list, functions: dict, classes: dict) -
         if ctor is not None:
             names.call[param] = ctor
         learned = True
+    for param, ctor in instances.items():
+        if ctor is not None and param not in names.constructed and param != "self":
+            names.constructed[param] = ctor
+            learned = True
     return learned
+
+
+def _instance_of(names: Names, arg: ast.expr, classes: dict) -> ast.Call | None:
+    """The construction of one of this file's classes that `arg` is (`Trainer(...)`) or names (`agent`)."""
+    arg = strip_to(arg)
+    if type(arg) is ast.Call:
+        return arg if type(arg.func) is ast.Name and arg.func.id in classes else None
+    key = dotted(arg)
+    ctor = names.constructed.get(key) if key else None
+    return ctor if ctor is not None and type(ctor.func) is ast.Name and ctor.func.id in classes else None
 
 
 def _kind_of(names: Names, arg: ast.expr) -> tuple[str, str | None, ast.Call | None] | None:

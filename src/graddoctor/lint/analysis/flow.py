@@ -22,8 +22,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from graddoctor.lint.analysis.calls import resolve
 from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.names import Names, call_name, dotted, item_key
+from graddoctor.lint.analysis.returns import file_methods
 
 CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
 # Framework clipping that unscales AMP gradients itself.
@@ -145,7 +147,7 @@ class _Builder:
         if name not in _TRAINING_NAMES:
             self.follow(call, path)
             return
-        if self._local(func) is not None:  # the user's own `self.optimizer_step()`: what it does, not its name
+        if self._resolve(call) is not None:  # the user's own `self.optimizer_step()`: what it does, not its name
             self.follow(call, path)
             return
         if name == "set_grad_enabled":
@@ -192,9 +194,9 @@ class _Builder:
 
     def follow(self, call: ast.Call, path: tuple) -> None:
         """Inline a same-file helper; mark calls we cannot see into that get the optimizer."""
-        target = self._local(call.func)
-        if target is not None:
-            for e in self._helper_events(target):
+        found = self._resolve(call)
+        if found is not None:
+            for e in self._helper_events(found[0], found[1]):
                 self.out.append(Event(e.kind, e.node, e.target, path + e.path, e.scaled, e.model_zero) if path else e)
             return
         if not call.args and not call.keywords:
@@ -205,20 +207,17 @@ class _Builder:
                 return
 
 
-    def _local(self, func: ast.expr) -> ast.AST | None:
-        """The function or method of this file that `func(...)` runs, if we can tell."""
-        kind = type(func)
-        if kind is ast.Name:
-            return self.a.functions.get(func.id)
-        if kind is ast.Attribute and self.cls and type(func.value) is ast.Name and func.value.id == "self":
-            return self.cls.methods.get(func.attr)
-        return None
+    def _resolve(self, call: ast.Call):
+        """The function or method of this file that `call` runs, with its class (calls.resolve)."""
+        if type(call.func) not in _NAMED:
+            return None
+        return resolve(call, self.a.functions, self.a.classes, self.cls, self.names, methods=file_methods(self.a))
 
     def _statement(self, call: ast.Call) -> bool:
         """`torch.set_grad_enabled(False)` on its own line switches the mode; `with torch.set_grad_enabled(...)` is scoped."""
         return call.lineno in self.a.grad_switch_lines
 
-    def _helper_events(self, target: ast.AST) -> list[Event]:
+    def _helper_events(self, target: ast.AST, owner=None) -> list[Event]:
         """The events of a same-file helper, computed once per file (a helper is often called from many loops)."""
         memo = self.a.__dict__.setdefault("_helper_events", {})
         key = id(target)
@@ -227,8 +226,7 @@ class _Builder:
         if len(self.active) >= _MAX_DEPTH:
             return []
         memo[key] = None  # in progress: a recursive helper contributes nothing to itself
-        cls_name = self.cls.name if self.cls is not None and target in self.cls.methods.values() else None
-        sub = _Builder(self.a, cls_name)
+        sub = _Builder(self.a, owner.name if owner is not None else None)
         sub.active = self.active + [target]
         sub.stmts(target.body, ())
         memo[key] = sub.out

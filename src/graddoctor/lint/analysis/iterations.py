@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from graddoctor.lint.analysis.flow import CLIP_FUNCTIONS, SELF_UNSCALING_CLIP, Event, unit_events
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
+from graddoctor.lint.analysis.returns import local_callee
 
 _RELEVANT = ("backward", "step", "clip_grad", "zero_grad", "clip_gradients")
 
@@ -31,28 +32,27 @@ _TRAINING_CALLS = frozenset(
 def _units_with_training_calls(a: FileAnalysis) -> set[int]:
     """Units that call something the flow cares about, or a helper of this file that (in turn) does.
 
-    Helpers are followed by name (`train_step(...)`, `self.optimizer_step()`) to a
+    Helpers are followed (`train_step(...)`, `self.optimizer_step()`, `agent.learn(batch)`) to a
     fixpoint, so a `fit()` that only calls methods is kept when one of them
     steps, while library code full of `self.layer(x)` calls is skipped.
     """
     busy: set[int] = set()
     callers: dict[int, set[int]] = {}  # callee unit -> units that call it
-    local = a.functions
     for call, ctx in a.calls:
         unit = id(ctx.unit)
         func = call.func
-        callee = None
-        if isinstance(func, ast.Attribute):
+        kind = type(func)
+        if kind is ast.Attribute:
             if func.attr in _TRAINING_CALLS:
                 busy.add(unit)
                 continue
-            if isinstance(func.value, ast.Name) and func.value.id == "self" and ctx.unit.cls is not None:
-                callee = ctx.unit.cls.methods.get(func.attr)
-        elif isinstance(func, ast.Name):
+        elif kind is ast.Name:
             if func.id in _TRAINING_CALLS:
                 busy.add(unit)
                 continue
-            callee = local.get(func.id)
+        else:
+            continue
+        callee = local_callee(a, call, ctx.unit)
         if callee is not None:
             callee_unit = a.unit_of.get(id(callee))
             if callee_unit is not None:

@@ -75,6 +75,7 @@ class FileAnalysis:
         self.classes: dict[str, ClassInfo] = {}
         self.functions: dict[str, ast.FunctionDef] = {}  # module-level functions, by name
         self.grad_off_functions: dict[str, GradOff] = {}  # function name -> its decorator
+        self.grad_off_of: dict[int, GradOff] = {}  # id(function node) -> its decorator (methods of one name apart)
         self.units: list[Unit] = []
         self.calls: list[tuple[ast.Call, Ctx]] = []
         self.augassigns: list[tuple[ast.AugAssign, Ctx]] = []
@@ -93,7 +94,7 @@ class FileAnalysis:
             self.names.learn(target, value)
         if bind_parameters(self.names, self.calls, self.functions, self.classes):
             for target, value in self._pending:  # `self.optimizer = optimizer` now that `optimizer` is known
-                if type(value) is ast.Name and value.id in self.names.kind:
+                if type(value) is ast.Name and (value.id in self.names.kind or value.id in self.names.constructed):
                     self.names.learn(target, value)
         del self._pending
 
@@ -136,6 +137,7 @@ class FileAnalysis:
             off = next((o for o in map(_grad_off_of, stmt.decorator_list) if o), None)
             if off is not None:
                 self.grad_off_functions[stmt.name] = off
+                self.grad_off_of[id(stmt)] = off
             if isinstance(ctx.unit.node, ast.Module) and cls is None:
                 self.functions[stmt.name] = stmt
             unit = self._new_unit(stmt, stmt.name, cls)

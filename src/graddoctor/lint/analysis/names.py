@@ -125,6 +125,8 @@ class Names:
         if not isinstance(value, ast.Call):
             if isinstance(value, (ast.Name, ast.Attribute)):
                 other = dotted(value)
+                if other in self.constructed:  # `self.agent = agent`: the same instance
+                    self.constructed[key] = self.constructed[other]
                 if other in self.kind:
                     self.kind[key] = self.kind[other]
                     if other in self.cls:

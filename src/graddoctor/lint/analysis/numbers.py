@@ -15,10 +15,11 @@ graph? Anything it cannot see through counts as "not surely a number".
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
-from graddoctor.lint.analysis.model import FileAnalysis, Unit
+from graddoctor.lint.analysis.model import FileAnalysis, GradOff, Unit
 from graddoctor.lint.analysis.names import CONVERSIONS, NUMBER_BUILTINS, call_name, dotted
-from graddoctor.lint.analysis.returns import argument, local_callee, returned, returned_value, unpacked_index
+from graddoctor.lint.analysis.returns import argument, callee, local_callee, returned, returned_value, unpacked_index
 
 REWRAPS = frozenset({"tensor", "as_tensor", "Tensor", "FloatTensor", "DoubleTensor", "from_numpy", "asarray"})
 _DEPTH = 3
@@ -266,71 +267,166 @@ _TORCH_FACTORIES = frozenset(
 _GRAPH_DEPTH = 12
 
 
-def without_graph(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = _GRAPH_DEPTH) -> bool:
+def without_graph(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = _GRAPH_DEPTH, why=None) -> bool:
     """Whether `expr` surely has no autograd history: made only from constants, numbers and new
     tensors built from values (`torch.tensor(...)`), through arithmetic, tensor methods and this
     file's helpers. A function parameter, a global, a loop variable or a leaf built with
     `requires_grad=True` (which may be the very tensor an optimizer trains) is not surely so.
+
+    With a list `why`, the question is the whole loss's (is anything in it left with a graph?), and
+    the answer says where each part lost it: values computed with gradient recording off count
+    too (a call of a helper decorated `@torch.no_grad()`, a name assigned inside `with
+    torch.no_grad():`), and `.detach()`, `.data`, `F.*` functions and losses of such values; each
+    cause is added to `why` as a `Cause` (GD110 names the recording switched off, GD102 the cut).
     """
     if depth <= 0:
         return False
     kind = type(expr)
-    if kind is ast.Constant or conversion(expr) is not None:
+    if kind is ast.Constant:
+        return True
+    if conversion(expr) is not None:
+        if why is not None:
+            why.append(Cause("number", expr, unit, line))
+        return True
+    if why is not None and (kind is ast.Attribute and expr.attr == "data" or kind is ast.Call and _detached(expr)):
+        why.append(Cause("cut", expr, unit, line))  # `.detach()`, `.data`: cut here
         return True
     if kind is ast.BinOp:
-        return without_graph(a, unit, expr.left, line, depth - 1) and without_graph(a, unit, expr.right, line, depth - 1)
+        return without_graph(a, unit, expr.left, line, depth - 1, why) and without_graph(
+            a, unit, expr.right, line, depth - 1, why)
     if kind is ast.UnaryOp:
-        return without_graph(a, unit, expr.operand, line, depth - 1)
+        return without_graph(a, unit, expr.operand, line, depth - 1, why)
     if kind is ast.Subscript:
-        return without_graph(a, unit, expr.value, line, depth - 1)
+        return without_graph(a, unit, expr.value, line, depth - 1, why)
     if kind in (ast.Tuple, ast.List):
-        return all(without_graph(a, unit, e, line, depth - 1) for e in expr.elts)
+        return all(without_graph(a, unit, e, line, depth - 1, why) for e in expr.elts)
     if kind is ast.Name:
-        return _name_without_graph(a, unit, expr.id, line, depth)
+        return _name_without_graph(a, unit, expr.id, line, depth, why)
     if kind is ast.Call:
-        return _call_without_graph(a, unit, expr, line, depth)
+        return _call_without_graph(a, unit, expr, line, depth, why)
+    if kind is ast.Attribute and why is not None:
+        return _number_attribute(a, expr)
     return False
 
 
-def _call_without_graph(a: FileAnalysis, unit: Unit, call: ast.Call, line: int, depth: int) -> bool:
+@dataclass(frozen=True)
+class Cause:
+    """Where a part of a value lost its history: `kind` is grad_off, cut, rewrap or number."""
+
+    kind: str
+    node: ast.expr
+    unit: Unit
+    line: int
+    off: GradOff | None = None
+
+
+def _detached(call: ast.Call) -> bool:
+    func = call.func
+    return type(func) is ast.Attribute and func.attr == "detach" and not call.args and dotted(func.value) != "torch"
+
+
+# Steps back from a loss, through the file's helpers and their parameters, to what it is made from.
+_LOSS_DEPTH = 24
+
+
+def causes_without_graph(a: FileAnalysis, unit: Unit, loss: ast.expr, line: int) -> list[Cause] | None:
+    """Where each part of `loss` lost its history, when no part of it keeps any (else None).
+
+    The question the rules ask of a backward whose inline chain showed nothing: GD110 names the
+    part computed with recording off, GD102 the cut of a value that had a graph (cached on `a`: both ask).
+    """
+    memo = a.__dict__.setdefault("_causes_without_graph", {})
+    key = (id(unit), id(loss), line)
+    if key not in memo:
+        why: list[Cause] = []
+        memo[key] = why if without_graph(a, unit, loss, line, _LOSS_DEPTH, why) else None
+    return memo[key]
+
+
+_FUNCTIONAL = frozenset({"F", "nn.functional", "torch.nn.functional"})
+
+
+def _call_without_graph(a: FileAnalysis, unit: Unit, call: ast.Call, line: int, depth: int, why=None) -> bool:
     func = call.func
     name = call_name(call)
     owner = dotted(func.value) if type(func) is ast.Attribute else None
     if any(k.arg == "requires_grad" for k in call.keywords):
         return False  # a new leaf that requires grad: possibly a parameter of its own
     if name in REWRAPS and owner in ("torch", "np", "numpy", None):
+        if why is not None and call.args:
+            why.append(Cause("rewrap", call, unit, line))
         return True  # torch.tensor(values): a new tensor, whatever the values came from
     if owner == "torch" and name in _TORCH_FACTORIES:
         return True
     if is_number(a, unit, call, line):
         return True
-    if owner == "torch":  # torch.stack(items), torch.log(x): without history when every input is
-        return bool(call.args) and all(without_graph(a, unit, x, line, depth - 1) for x in call.args)
-    if type(func) is ast.Attribute and owner not in _NUMBER_MODULES and name != "requires_grad_":
+    if owner == "torch" or why is not None and owner in _FUNCTIONAL:
+        # torch.stack(items), torch.log(x), F.cross_entropy(sim, targets): without history when every input is
+        return bool(call.args) and all(without_graph(a, unit, x, line, depth - 1, why) for x in call.args)
+    found = callee(a, call, unit)
+    if why is not None and found is not None and id(found[0]) in a.grad_off_of:
+        why.append(Cause("grad_off", call, unit, line, a.grad_off_of[id(found[0])]))  # `self.embed(v1)`, embed under @torch.no_grad()
+        return True
+    if type(func) is ast.Attribute and owner not in _NUMBER_MODULES and name != "requires_grad_" and found is None:
         # a method of a tensor without history (`ret.mean()`, `r.std() + eps`) has none either
-        return without_graph(a, unit, func.value, line, depth - 1) and all(
-            without_graph(a, unit, x, line, depth - 1) for x in call.args)
-    function = local_callee(a, call, unit)
-    if function is None:
+        return without_graph(a, unit, func.value, line, depth - 1, why) and all(
+            without_graph(a, unit, x, line, depth - 1, why) for x in call.args)
+    if found is None:
         return False
+    function = found[0]
     inner = a.method_unit(function)
     rets = returned(a, function)
     if inner is None or not rets:
         return False
     # the helper's parameters are what this call passes (`temperature ** 2` with `T` given)
     a.__dict__.setdefault("_call_sites", {})[id(inner)] = (call, unit)
-    return all(without_graph(a, inner, r.value, r.lineno, depth - 1) for r in rets)
+    return all(without_graph(a, inner, r.value, r.lineno, depth - 1, why) for r in rets)
 
 
-def _name_without_graph(a: FileAnalysis, unit: Unit, key: str, line: int, depth: int) -> bool:
+def _number_attribute(a: FileAnalysis, node: ast.Attribute) -> bool:
+    """`self.t` that every assignment in the file gives a number: a constant, or a parameter whose
+    default is one (`self.t = temperature` in `__init__(self, ..., temperature=0.2)`)."""
+    key = dotted(node)
+    if key is None or not key.startswith("self.") or key.count(".") != 1:
+        return False
+    found = False
+    for u in a.units:
+        for b in u.bindings.get(key, ()):
+            if not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)) or b.value is not b.stmt.value:
+                return False
+            value = b.value
+            if type(value) is ast.Name and isinstance(u.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                value = _default_of(u.node, value.id)
+            if type(value) is not ast.Constant or type(value.value) not in (int, float):
+                return False
+            found = True
+    return found
+
+
+def _default_of(function: ast.FunctionDef, name: str) -> ast.expr | None:
+    args = function.args
+    positional = args.posonlyargs + args.args
+    for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+        if arg.arg == name:
+            return default
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+        if arg.arg == name:
+            return default
+    return None
+
+
+def _name_without_graph(a: FileAnalysis, unit: Unit, key: str, line: int, depth: int, why=None) -> bool:
     b = a.binding_before(unit, key, line)
     if b is not None and b.line == line:
         b = a.binding_before(unit, key, line - 1)
     if b is None and isinstance(unit.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         given = argument(a, unit, key)  # a helper's parameter: what the call we came through passed
-        return given is not None and without_graph(a, given[2], given[0], given[1], depth - 1)
+        return given is not None and without_graph(a, given[2], given[0], given[1], depth - 1, why)
     if b is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)) or b.value is None:
         return False  # a parameter, a global, a loop variable: whatever it holds
+    if why is not None and b.ctx.grad_off is not None and type(b.value) in (ast.Call, ast.BinOp):
+        why.append(Cause("grad_off", b.value, unit, b.line, b.ctx.grad_off))  # computed inside `with torch.no_grad():`
+        return True
     if isinstance(b.stmt, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in b.stmt.targets) \
             and b.value is b.stmt.value:
         # `returns, rewards = run(policy)`: this name's item of what a helper of this file returns
@@ -338,9 +434,9 @@ def _name_without_graph(a: FileAnalysis, unit: Unit, key: str, line: int, depth:
         if found is None:
             return False
         value, ret_line, inner = found
-        if not without_graph(a, inner, value, ret_line, depth - 1):
+        if not without_graph(a, inner, value, ret_line, depth - 1, why):
             return False
-    elif not without_graph(a, unit, b.value, b.line, depth - 1):
+    elif not without_graph(a, unit, b.value, b.line, depth - 1, why):
         return False
-    return all(without_graph(a, unit, aug.value, aug.lineno, depth - 1) for aug in augmented(a, unit, key)) and all(
-        without_graph(a, unit, c.args[-1], c.lineno, depth - 1) for c in _appended(a, unit, key))
+    return all(without_graph(a, unit, aug.value, aug.lineno, depth - 1, why) for aug in augmented(a, unit, key)) and all(
+        without_graph(a, unit, c.args[-1], c.lineno, depth - 1, why) for c in _appended(a, unit, key))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 
+from graddoctor.lint.analysis.calls import method_names, resolve
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted
 
@@ -19,17 +20,90 @@ def local_callee(a: FileAnalysis, call: ast.Call, unit: Unit) -> ast.AST | None:
     """The function of this file (or method of the caller's class) that `call` runs.
 
     Also a method called on an instance of a class of this file (`trainer.step(x)` after
-    `trainer = Trainer(...)`).
+    `trainer = Trainer(...)`, `MiniTrainer().fit(...)`, a parameter every caller passes an
+    instance to), inherited from a base class of this file too. One resolver for every
+    question asked of a call (calls.resolve): value flow, the loop events, the parameters.
     """
+    found = callee(a, call, unit)
+    return found[0] if found is not None else None
+
+
+def callee(a: FileAnalysis, call: ast.Call, unit: Unit):
+    """`(function, its class or None, implicit leading parameters)` that `call` runs, or None (cached on `a`)."""
     func = call.func
-    if type(func) is ast.Name:
-        return a.functions.get(func.id)
-    if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id == "self":
-        return unit.cls.methods.get(func.attr) if unit.cls is not None else None
-    if type(func) is ast.Attribute:
-        info = instance_class(a, func.value)
-        return info.methods.get(func.attr) if info is not None else None
-    return None
+    kind = type(func)
+    if kind is ast.Name:
+        if func.id not in a.functions:
+            return None
+    elif kind is not ast.Attribute or func.attr not in file_methods(a):
+        return None  # the common case, a library call: answered without the memo
+    memo = a.__dict__.setdefault("_callees", {})
+    key = (id(call), id(unit.cls))
+    if key not in memo:
+        memo[key] = resolve(call, a.functions, a.classes, unit.cls, a.names, methods=file_methods(a))
+    return memo[key]
+
+
+def call_sites(a: FileAnalysis, function: ast.AST) -> list:
+    """`(call, ctx)` for every call of the file that runs `function` (resolved as `callee` does; cached)."""
+    index = a.__dict__.get("_call_sites_of")
+    if index is None:
+        index = a._call_sites_of = {}
+        for call, ctx in a.calls:
+            found = callee(a, call, ctx.unit) if type(call.func) in (ast.Name, ast.Attribute) else None
+            if found is not None:
+                index.setdefault(id(found[0]), []).append((call, ctx))
+    return index.get(id(function), [])
+
+
+def grad_on_at_every_call(a: FileAnalysis, unit: Unit, depth: int = 2) -> bool:
+    """Whether gradient recording is surely on whenever `unit`'s function runs: it is called in this
+    file, never under `no_grad`/`inference_mode`, by callers that are in turn (up to `depth`) never
+    called with recording off. A function the file never calls (a library's method, a hook) is unknown."""
+    function = unit.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or id(function) in a.grad_off_of:
+        return False
+    sites = call_sites(a, function)
+    if not sites:
+        return False
+    for _, ctx in sites:
+        if ctx.grad_off is not None:
+            return False
+        caller = ctx.unit.node
+        if isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)) and call_sites(a, caller):
+            if depth <= 0 or caller is function or not grad_on_at_every_call(a, ctx.unit, depth - 1):
+                return False
+    return True
+
+
+def file_methods(a: FileAnalysis) -> frozenset[str]:
+    """The method names of the file's classes (cached on `a`), which lets `resolve` skip library calls."""
+    methods = a.__dict__.get("_method_names")
+    if methods is None:
+        methods = a._method_names = method_names(a.classes)
+    return methods
+
+
+def passed_to(a: FileAnalysis, unit: Unit, name: str) -> list[tuple[ast.expr, int, Unit]]:
+    """What every call site of `unit`'s function passes as its parameter `name`, as `(value, line, caller)`;
+    `[]` when the function is never called here or one call site does not show it (a `*args`, a default)."""
+    function = unit.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    params = [p.arg for p in function.args.posonlyargs + function.args.args]
+    if name not in params:
+        return []
+    out = []
+    for call, ctx in call_sites(a, function):
+        found = callee(a, call, ctx.unit)
+        position = params.index(name) - (found[2] if found is not None else 0)
+        given = next((k.value for k in call.keywords if k.arg == name), None)
+        if given is None and 0 <= position < len(call.args):
+            given = call.args[position]
+        if given is None or any(type(x) is ast.Starred for x in call.args):
+            return []
+        out.append((given, call.lineno, ctx.unit))
+    return out
 
 
 def instance_class(a: FileAnalysis, node: ast.expr):

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from graddoctor.lint.analysis.model import Binding, FileAnalysis, Unit, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted
 from graddoctor.lint.analysis.numbers import gives_number
-from graddoctor.lint.analysis.returns import argument, instance_class, returned, returned_by, returned_value
+from graddoctor.lint.analysis.returns import argument, callee, instance_class, returned, returned_by, returned_value
 
 NEUTRAL_METHODS = frozenset(
     "mean sum float double half squeeze unsqueeze view reshape to cuda cpu contiguous clone flatten abs neg "
@@ -458,10 +458,51 @@ def backward_calls(a: FileAnalysis):
             ).endswith(("accelerator", "fabric")):
                 if call.args:
                     out.append((call, call.args[0], ctx))
+            elif callee(a, call, ctx.unit) is not None:
+                continue  # `engine.backward(loss)`, a method of this file: what it does (below), not its name
             elif not (isinstance(recv, ast.Name) and recv.id in ("self", "ctx", "cls", "super")):
                 out.append((call, recv, ctx))
         elif func.attr == "manual_backward" and call.args:
             out.append((call, call.args[0], ctx))
+    out += _wrapped_backward_calls(a, out)
+    return out
+
+
+def _wrapped_backward_calls(a: FileAnalysis, found: list) -> list:
+    """A function or method of this file that calls backward on one of its parameters (an
+    Accelerate-like `backward(self, loss)`, a `backward_step(loss, opt)` helper): each of its call
+    sites is a backward of what it passes there, judged in the caller like an inline one."""
+    wrapped: dict[int, int] = {}  # id(function) -> position of the parameter it backwards
+    for _, recv, ctx in found:
+        function = ctx.unit.node
+        while type(recv) is ast.BinOp and type(recv.op) in (ast.Mult, ast.Div):
+            recv = recv.left  # `(loss / self.accumulation).backward()`: the loss, scaled
+        if type(recv) is not ast.Name or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if recv.id in ctx.unit.bindings:
+            continue  # reassigned in the function: not what the caller passed
+        params = [p.arg for p in function.args.posonlyargs + function.args.args]
+        if recv.id in params:
+            wrapped[id(function)] = params.index(recv.id)
+    if not wrapped:
+        return []
+    seen = {id(c) for c, _, _ in found}
+    out = []
+    for call, ctx in a.calls:
+        if id(call) in seen or not call.args and not call.keywords:
+            continue
+        target = callee(a, call, ctx.unit)
+        if target is None or id(target[0]) not in wrapped:
+            continue
+        function, _, skip = target
+        position = wrapped[id(function)]
+        name = (function.args.posonlyargs + function.args.args)[position].arg
+        given = next((k.value for k in call.keywords if k.arg == name), None)
+        index = position - skip
+        if given is None and 0 <= index < len(call.args) and not any(type(x) is ast.Starred for x in call.args[: index + 1]):
+            given = call.args[index]
+        if given is not None:
+            out.append((call, given, ctx))
     return out
 
 

@@ -8,6 +8,7 @@ import re
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted, strip_to
+from graddoctor.lint.analysis.returns import passed_to
 from graddoctor.lint.analysis.scan import covers, lines_matching
 from graddoctor.rules.graph.gd105_unregistered_parameter.check import PARAMETER_FREE
 from graddoctor.lint.reporter import Reporter
@@ -16,7 +17,8 @@ CODE = "GD502"
 _CONTAINERS = frozenset({"ModuleList", "Sequential", "ModuleDict"})
 
 
-def _module_object(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, in_container: bool) -> str | None:
+def _module_object(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, in_container: bool,
+                   depth: int = 2) -> str | None:
     """What `expr` is when it is one module object with parameters: its source text; else None."""
     expr = strip_to(expr)
     if isinstance(expr, ast.Call):
@@ -31,7 +33,25 @@ def _module_object(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, in_co
         if a.names.classify_call(built) == "module":
             return None if call_name(built) in PARAMETER_FREE else key
         return None
-    return key if in_container else None  # inside nn.ModuleList(...): surely a module
+    if in_container:
+        return key  # inside nn.ModuleList(...): surely a module
+    if b is None and type(expr) is ast.Name and depth > 0:
+        # `make_blocks(block, n)` returning `[block for _ in range(n)]`: a parameter that every call
+        # site gives one module object, in a container or built there (`nn.Sequential(...)`)
+        passed = passed_to(a, unit, key)
+        if passed and all(_module_object(a, caller, given, at, _in_container_call(a, caller, at, given), depth - 1)
+                          for given, at, caller in passed):
+            return key
+    return None
+
+
+def _in_container_call(a: FileAnalysis, unit: Unit, line: int, given: ast.expr) -> bool:
+    """Whether the call that passes `given` on `line` is itself an argument of `nn.ModuleList(...)` and the like."""
+    for call, ctx in a.calls:
+        if ctx.unit is unit and call.lineno == line and call_name(call) in _CONTAINERS:
+            if any(any(n is given for n in ast.walk(arg)) for arg in call.args):
+                return True
+    return False
 
 
 def _inside_container(parents: dict[int, ast.AST], node: ast.AST) -> bool:

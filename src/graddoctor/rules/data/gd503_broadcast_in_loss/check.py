@@ -14,7 +14,7 @@ import re
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted, keyword, strip_to
-from graddoctor.lint.analysis.returns import returned
+from graddoctor.lint.analysis.returns import passed_to, returned, returned_value, unpacked_index
 from graddoctor.lint.analysis.scan import lines_matching, walk_lines
 from graddoctor.lint.analysis.values import is_model_call
 from graddoctor.lint.analysis.model_outputs import made_by
@@ -72,13 +72,28 @@ def _linear_to_one(expr: ast.expr) -> bool:
     return isinstance(out, ast.Constant) and out.value == 1
 
 
-def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = 4,
+def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = 8,
                      datasets: bool = True) -> bool:
     if datasets and _scalar_dataset_item(a, unit, expr, line, depth):
         return True
     origin = _origin(a, unit, expr, line)
+    if origin is None and depth > 0:
+        return _one_dimensional_elsewhere(a, unit, expr, line, depth - 1)
+    if isinstance(origin, ast.Call) and depth > 0:
+        func = origin.func
+        name = call_name(origin)
+        if name in _SAME_SHAPE and isinstance(func, ast.Attribute) and dotted(func.value) == "torch" and origin.args:
+            return _one_dimensional(a, unit, origin.args[0], line, depth - 1, datasets)  # torch.zeros_like(rewards)
+        if name in _SAME_SHAPE_METHODS and isinstance(func, ast.Attribute) and dotted(func.value) not in _MODULES_OF_FUNCTIONS:
+            return _one_dimensional(a, unit, func.value, line, depth - 1, datasets)  # rewards.clamp(min=0)
+        if name == "squeeze" and isinstance(func, ast.Attribute) and _squeezes_last(origin):
+            return _column(a, unit, func.value, line, depth - 1) is not None  # critic(obs).squeeze(-1): (N, 1) -> (N,)
     if isinstance(origin, ast.BinOp) and depth > 0:
         return _one_dimensional_arithmetic(a, unit, origin, line, depth - 1)
+    if isinstance(origin, ast.Compare) and len(origin.comparators) == 1 and depth > 0:
+        sides = [origin.left, origin.comparators[0]]  # `torch.rand(32) < 0.1`: the shape of the tensor side
+        one_d = [_one_dimensional(a, unit, x, line, depth - 1, False) for x in sides]
+        return any(one_d) and all(o or _scalar(x, a, unit, line) for o, x in zip(one_d, sides))
     for _ in range(3):  # y[i:i + 32] keeps what y is
         if isinstance(origin, ast.Subscript) and isinstance(origin.slice, ast.Slice):
             origin = _origin(a, unit, origin.value, line)
@@ -105,6 +120,95 @@ def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, dep
     return False
 
 
+_SAME_SHAPE = frozenset({"zeros_like", "ones_like", "randn_like", "rand_like", "full_like", "empty_like", "abs", "exp",
+                         "log", "sigmoid", "tanh", "clamp", "clip", "sign", "sqrt"})
+_SAME_SHAPE_METHODS = frozenset({"clamp", "clip", "abs", "exp", "log", "sigmoid", "tanh", "float", "double", "detach",
+                                 "clone", "to", "cpu", "cuda", "neg", "sqrt", "contiguous"})
+_MODULES_OF_FUNCTIONS = frozenset({"torch", "F", "np", "numpy", "math"})
+
+
+def _squeezes_last(call: ast.Call) -> bool:
+    dim = call.args[0] if call.args else keyword(call, "dim")
+    if isinstance(dim, ast.UnaryOp) and isinstance(dim.op, ast.USub) and isinstance(dim.operand, ast.Constant):
+        return dim.operand.value == 1
+    return isinstance(dim, ast.Constant) and dim.value == 1
+
+
+def _column(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = 6) -> str | None:
+    """Why `expr` is an (N, 1) column, or None: the output of a model whose last layer is
+    `nn.Linear(k, 1)`; `q.gather(1, idx)` with a column `idx` (the output takes the index's shape);
+    `v.unsqueeze(-1)` of a one-dimensional `v`; `model(x).argmax(dim=1, keepdim=True)`."""
+    if _one_output_model(a, unit, expr, line):
+        return "comes from a model whose last layer is `nn.Linear(..., 1)`"
+    origin = _origin(a, unit, expr, line)
+    if not isinstance(origin, ast.Call) or not isinstance(origin.func, ast.Attribute) or depth <= 0:
+        return None
+    name, receiver = origin.func.attr, origin.func.value
+    if name == "gather" and dotted(receiver) != "torch":
+        dim = origin.args[0] if origin.args else keyword(origin, "dim")
+        index = origin.args[1] if len(origin.args) > 1 else keyword(origin, "index")
+        if dim is not None and _int_constant(dim) and index is not None and _column(a, unit, index, line, depth - 1):
+            return "is gathered with a column of indices"
+    if name == "unsqueeze" and _squeezes_last(origin) and _one_dimensional(a, unit, receiver, line, depth - 1, False):
+        return "is a one-dimensional tensor unsqueezed to a column"
+    if name in ("argmax", "argmin") and not origin.args and _keeps_dim_one(origin):
+        model = _origin(a, unit, receiver, line)
+        if isinstance(model, ast.Call) and is_model_call(a, model):
+            return "is an index column picked with `keepdim=True`"
+    return None
+
+
+def _keeps_dim_one(call: ast.Call) -> bool:
+    dim, keep = keyword(call, "dim"), keyword(call, "keepdim")
+    return isinstance(dim, ast.Constant) and dim.value in (1, -1) and isinstance(keep, ast.Constant) and keep.value is True
+
+
+def _items(a: FileAnalysis, unit: Unit, container: ast.expr, index: int, line: int, depth: int) -> list:
+    """The `index`-th item of what `container` holds, as `(value, line, unit)` for each way it is made: a
+    tuple literal, the tuple a helper of this file returns, or a parameter that every call site gives one."""
+    if depth <= 0:
+        return []
+    if isinstance(container, (ast.Tuple, ast.List)):
+        elts = container.elts
+        ok = index < len(elts) and not any(type(e) is ast.Starred for e in elts)
+        return [(elts[index], line, unit)] if ok else []
+    if isinstance(container, ast.Call):
+        found = returned_value(a, container, unit, index)
+        return [found] if found is not None else []
+    if type(container) is not ast.Name:
+        return []
+    b = a.binding_before(unit, container.id, line)
+    if b is not None:
+        if not isinstance(b.stmt, ast.Assign) or b.value is not b.stmt.value or b.line > line:
+            return []
+        return _items(a, unit, b.value, index, b.line, depth - 1)
+    out = []
+    for given, at, caller in passed_to(a, unit, container.id):
+        found = _items(a, caller, given, index, at, depth - 1)
+        if not found:
+            return []
+        out += found
+    return out
+
+
+def _one_dimensional_elsewhere(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> bool:
+    """What a name holds when its function does not show it: an item of a tuple a helper of this file
+    returns (`adv, returns = gae(...)`), or a parameter every call site of the function gives a
+    one-dimensional value (`value_loss(critic, obs, returns, old_values)`)."""
+    expr = strip_to(expr)
+    if type(expr) is not ast.Name:
+        return False
+    b = a.binding_before(unit, expr.id, line)
+    if b is not None:
+        index = unpacked_index(b.stmt, expr.id) if isinstance(b.stmt, ast.Assign) else None
+        if index is None or index < 0 or b.line > line:
+            return False
+        items = _items(a, unit, b.value, index, b.line, depth)
+        return bool(items) and all(_one_dimensional(a, u, v, at, depth, datasets=False) for v, at, u in items)
+    passed = passed_to(a, unit, expr.id)
+    return bool(passed) and all(_one_dimensional(a, u, given, at, depth, datasets=False) for given, at, u in passed)
+
+
 def _one_dimensional_arithmetic(a: FileAnalysis, unit: Unit, op: ast.BinOp, line: int, depth: int) -> bool:
     """`x @ torch.randn(7)` (a matrix times a vector), `v + 0.1 * torch.randn(n)`: 1-D from 1-D parts."""
     if isinstance(op.op, ast.MatMult):
@@ -114,12 +218,23 @@ def _one_dimensional_arithmetic(a: FileAnalysis, unit: Unit, op: ast.BinOp, line
     sides = [op.left, op.right]
     one_d = [_one_dimensional(a, unit, x, line, depth, datasets=False) for x in sides]
     # (N,) with (N,) or with a plain number: never an (N, 1) or (N, D) part that would broadcast it up
-    return any(one_d) and all(o or _scalar(x) for o, x in zip(one_d, sides))
+    return any(one_d) and all(o or _scalar(x, a, unit, line) or _numbers(a, unit, x, line) for o, x in zip(one_d, sides))
 
 
-def _scalar(node: ast.expr) -> bool:
+def _numbers(a: FileAnalysis, unit: Unit, node: ast.expr, line: int) -> bool:
+    """`gamma * lam`, `1 - 0.5`: arithmetic of numbers only."""
+    if isinstance(node, ast.BinOp):
+        return all(_scalar(x, a, unit, line) or _numbers(a, unit, x, line) for x in (node.left, node.right))
+    return False
+
+
+def _scalar(node: ast.expr, a: FileAnalysis | None = None, unit: Unit | None = None, line: int = 0) -> bool:
     if isinstance(node, ast.UnaryOp):
         node = node.operand
+    if isinstance(node, ast.Name) and a is not None:
+        # `gamma = 0.99`, assigned once in the function or, when it assigns none, at module level
+        bound = unit.bindings.get(node.id) or a.units[0].bindings.get(node.id) or []
+        return len(bound) == 1 and isinstance(bound[0].stmt, ast.Assign) and _scalar(bound[0].value)
     return isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
 
 
@@ -266,10 +381,11 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         if unit is None:
             continue
         line = node.lineno
-        if _one_output_model(a, unit, pred, line) and _one_dimensional(a, unit, target, line):
+        column = _column(a, unit, pred, line)
+        if column is not None and _one_dimensional(a, unit, target, line):
             r.add(
                 CODE,
-                f"`{r.segment(pred)}` comes from a model whose last layer is `nn.Linear(..., 1)`, shape (N, 1), and "
+                f"`{r.segment(pred)}` {column}, shape (N, 1), and "
                 f"`{r.segment(target)}` is one-dimensional, shape (N,): they broadcast to (N, N), so every prediction is "
                 "compared with every target instead of its own.",
                 node,

@@ -6,7 +6,7 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
-from graddoctor.lint.analysis.numbers import REWRAPS, numbers_in, prediction_round_trip
+from graddoctor.lint.analysis.numbers import REWRAPS, causes_without_graph, numbers_in, prediction_round_trip
 from graddoctor.lint.analysis.returns import returned
 from graddoctor.lint.analysis.values import (
     backward_calls, carries_graph, chain, is_loss_call, made_from_model, names_in, step_into, surely_data,
@@ -64,21 +64,49 @@ def cut_reason(a: FileAnalysis, unit, expr: ast.expr, line: int,
 
 def check(a: FileAnalysis, r: Reporter) -> None:
     for call, recv, ctx in backward_calls(a):
-        past_loss = False
-        last = None
-        for expr, line, unit in chain(a, ctx.unit, recv, call.lineno):
-            last = (expr, line, unit)
-            found = cut_reason(a, unit, expr, line, past_loss)
-            past_loss = past_loss or (isinstance(expr, ast.Call) and is_loss_call(a, expr))
-            if found is None:
-                continue
-            node, operand, why = found
-            if carries_graph(a, unit, operand, line - 1):  # what the name held before this line
-                _report(r, call, node, why)
-            break
-        else:
-            if last is not None and not _every_side_cut(a, r, call, *last) and not _every_summand_cut(a, r, call, *last):
-                _inside_loss_module(a, r, call, *last)
+        before = len(r.results)
+        _judge_backward(a, r, call, recv, ctx)
+        if len(r.results) == before:
+            _cut_throughout(a, r, call, recv, ctx)
+
+
+def _cut_throughout(a: FileAnalysis, r: Reporter, call: ast.Call, recv: ast.expr, ctx) -> None:
+    """Every part of the loss is without history (numbers.without_graph, through this file's helpers,
+    methods and their parameters: `torch.cat([edge_scores(z, pos), ...])` where `z` came back from a
+    numpy round trip), and a part of it is a cut of a value with a graph: report that cut. A part
+    computed with recording off is GD110's; numbers from `.item()` are GD101's."""
+    if "detach" not in a.source and "data" not in a.source and not any(w in a.source for w in REWRAPS):
+        return
+    why = causes_without_graph(a, ctx.unit, recv, call.lineno)
+    if why is None or any(c.kind == "grad_off" for c in why):
+        return
+    for cause in why:
+        if cause.kind not in ("cut", "rewrap"):
+            continue
+        found = cut_reason(a, cause.unit, cause.node, cause.line, past_loss_call=True)
+        if found is None:
+            continue
+        node, operand, reason = found
+        if carries_graph(a, cause.unit, operand, cause.line):
+            _report(r, call, node, reason)
+            return
+
+
+def _judge_backward(a: FileAnalysis, r: Reporter, call: ast.Call, recv: ast.expr, ctx) -> None:
+    past_loss = False
+    last = None
+    for expr, line, unit in chain(a, ctx.unit, recv, call.lineno):
+        last = (expr, line, unit)
+        found = cut_reason(a, unit, expr, line, past_loss)
+        past_loss = past_loss or (isinstance(expr, ast.Call) and is_loss_call(a, expr))
+        if found is None:
+            continue
+        node, operand, why = found
+        if carries_graph(a, unit, operand, line - 1):  # what the name held before this line
+            _report(r, call, node, why)
+        return
+    if last is not None and not _every_side_cut(a, r, call, *last) and not _every_summand_cut(a, r, call, *last):
+        _inside_loss_module(a, r, call, *last)
 
 
 def _every_side_cut(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: ast.expr, line: int, unit) -> bool:

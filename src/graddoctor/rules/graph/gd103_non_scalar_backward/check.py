@@ -64,11 +64,23 @@ def _torch_operand(call: ast.Call) -> ast.expr | None:
     return func.value
 
 
+def _gradient_given(call: ast.Call, recv: ast.expr) -> bool:
+    """`loss.backward(g)`, `torch.autograd.backward(loss, g)`, `gradient=`: a vector-Jacobian product,
+    fine on a non-scalar. A wrapper that receives the loss (`accelerator.backward(loss)`, a
+    `backward_step(loss, optimizer)` helper of this file) passes no gradient by its other arguments."""
+    func = call.func
+    if type(func) is ast.Attribute and func.value is recv:
+        return bool(call.args or call.keywords)  # `loss.backward(...)`: anything given may be the gradient
+    if dotted(func) in ("torch.autograd.backward", "autograd.backward", "backward"):
+        return len(call.args) > 1 or any(k.arg in ("grad_tensors", "gradient") for k in call.keywords)
+    return any(k.arg in ("gradient", "grad_tensors") for k in call.keywords)
+
+
 def check(a: FileAnalysis, r: Reporter) -> None:
     if "none" not in a.source:
         return
     for call, recv, ctx in backward_calls(a):
-        if call.args or call.keywords:
+        if _gradient_given(call, recv):
             continue  # backward(gradient=...) handles non-scalar outputs
         todo = [(recv, call.lineno, ctx.unit)]
         for _ in range(12):

@@ -10,7 +10,7 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted, keyword, strip_to
-from graddoctor.lint.analysis.returns import returned
+from graddoctor.lint.analysis.returns import returned, returned_value
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD105"
@@ -83,7 +83,19 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         for key, (stmt, value, unit) in sorted(last.items(), key=lambda kv: kv[1][0].lineno):
             attr = key.split(".", 1)[1]
             filled = appended.get(_where(key, unit))
-            if type(value) is ast.Name:  # `layers = []; layers.append(nn.Conv2d(...)); self.layers = layers`
+            found = returned_value(a, value, unit) if type(value) is ast.Call else None
+            if found is not None:  # `self.experts = build_experts(d, n)`: the list a helper of this file returns
+                if not isinstance(found[0], (ast.List, ast.ListComp, ast.Name)):
+                    continue
+                value, line, unit = found
+                if type(value) is ast.Name:
+                    local = a.binding_before(unit, value.id, line)
+                    if local is None or not isinstance(local.stmt, ast.Assign):
+                        continue
+                    filled = next((c for c, _ in by_unit.get(id(unit), ()) if call_name(c) in ("append", "extend", "insert")
+                                   and dotted(c.func.value) == value.id and c.args and _module_ctor(a, c.args[-1]) is not None), None)
+                    value = local.value
+            elif type(value) is ast.Name:  # `layers = []; layers.append(nn.Conv2d(...)); self.layers = layers`
                 local = a.binding_before(unit, value.id, stmt.lineno)
                 if local is None or local.stmt is stmt:
                     continue

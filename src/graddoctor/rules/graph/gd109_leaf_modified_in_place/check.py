@@ -6,8 +6,8 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted, keyword
-from graddoctor.lint.analysis.returns import instance_class
-from graddoctor.rules.graph.gd105_unregistered_parameter.check import FACTORIES
+from graddoctor.lint.analysis.returns import grad_on_at_every_call, instance_class
+from graddoctor.rules.graph.gd105_unregistered_parameter.check import FACTORIES, PARAMETER_FREE
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD109"
@@ -159,9 +159,52 @@ def _instance_leaves(a: FileAnalysis, out: dict[int, set[str]], class_leaves: di
             out.setdefault(id(ctx.unit), set()).add(dotted(func.value))
 
 
+_WEIGHTS = frozenset({"weight", "bias"})
+
+
+def _layer_weight(a: FileAnalysis, node: ast.expr) -> str | None:
+    """`self.prototypes.weight` where `self.prototypes = nn.Linear(...)`: a parameter of a layer built here."""
+    if type(node) is not ast.Attribute or node.attr not in _WEIGHTS:
+        return None
+    owner = dotted(node.value)
+    built = a.names.call.get(owner) if owner and a.names.of(owner) == "module" else None
+    if built is None or call_name(built) in PARAMETER_FREE or call_name(built) in a.classes:
+        return None  # a module of this file may define `weight` as anything
+    if owner in _frozen(a) or owner in _frozen_owners(a):
+        return None
+    return dotted(node)
+
+
+def _layer_weight_edits(a: FileAnalysis):
+    """In-place edits of a layer's `weight`/`bias` (directly, or through a name bound to it in the same
+    function: `w = self.prototypes.weight; w.div_(...)`), with the key edited and the layer's parameter."""
+    if ".weight" not in a.source and ".bias" not in a.source:
+        return
+    for call, ctx in a.calls:
+        func = call.func
+        if ctx.grad_off is not None or type(func) is not ast.Attribute:
+            continue
+        name = func.attr
+        if not name.endswith("_") or name.endswith("__") or name in _NOT_INPLACE:
+            continue
+        target = func.value
+        if type(target) is ast.Name:
+            bound = ctx.unit.bindings.get(target.id, ())
+            if len(bound) != 1 or not isinstance(bound[0].stmt, ast.Assign):
+                continue  # rebound, or a loop variable: not surely the parameter at this call
+            target = bound[0].value
+        weight = _layer_weight(a, target)
+        if weight is not None:
+            yield call, ctx, dotted(func.value), weight
+
+
 def check(a: FileAnalysis, r: Reporter) -> None:
     if not any(word in a.source for word in ("requires_grad", "Parameter", "parameters()")):
         return
+    for call, ctx, key, weight in _layer_weight_edits(a):
+        if grad_on_at_every_call(a, ctx.unit):
+            what = f"`{key}.{call.func.attr}(...)`" + (f" (`{key}` is `{weight}`)" if key != weight else "")
+            _report(r, call, key, what)
     leaves = _leaves(a)
     if not leaves:
         return

@@ -8,6 +8,7 @@ import re
 from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import Binding, FileAnalysis, GradOff, Unit, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted
+from graddoctor.lint.analysis.numbers import causes_without_graph
 from graddoctor.lint.analysis.returns import instance_class, local_callee, returned, returned_value, unpacked_index
 from graddoctor.lint.analysis.values import backward_calls, chain, may_run_model, surely_data
 from graddoctor.lint.reporter import Reporter
@@ -119,33 +120,52 @@ def check(a: FileAnalysis, r: Reporter) -> None:
     if not any(word in a.source for word in ("no_grad", "inference_mode", "set_grad_enabled")):
         return
     for call, recv, ctx in backward_calls(a):
-        key = dotted(recv)
-        loss = a.binding_before(ctx.unit, key, call.lineno) if key else None
-        if loss is None or not isinstance(loss.stmt, (ast.Assign, ast.AnnAssign)):
-            _made_along_chain(a, r, ctx.unit, recv, call)
-            continue
-        if loss.ctx.grad_off is not None:
-            _report(r, loss.ctx.grad_off, loss.line, recv, call, f"The loss is computed on line {loss.line}")
-            continue
-        helper = _decorated_helper(a, loss.value)
-        if helper is not None:
-            lead = f"The loss comes from `{r.segment(helper[1].func)}()` (line {helper[1].lineno}), which runs"
-            _report(r, helper[0], helper[1].lineno, recv, call, lead)
-            continue
-        if type(loss.value) is ast.Call and _returned_without_graph(a, r, ctx.unit, loss, key, recv, call):
-            continue
-        if not _has_grad_off(ctx.unit) and not a.grad_off_functions and not _calls_under_grad_off(a):
-            continue
-        producers = _grad_off_inputs(a, ctx.unit, loss)
-        if producers:
-            first, off = producers[0]
-            lead = f"`{first.key}`, which the loss is made from, is computed on line {first.line}"
-            if off is not first.ctx.grad_off:
-                lead += f" by `{r.segment(first.value.func)}()`, which runs"
-            _report(r, off, first.line, recv, call, lead)
+        before = len(r.results)
+        _judge_backward(a, r, call, recv, ctx)
+        if len(r.results) == before:
+            _graph_off_throughout(a, r, call, recv, ctx)
     if "set_grad_enabled" in a.source:
         _switched_off(a, r)
     _layers_frozen_by_grad_off(a, r)
+
+
+def _graph_off_throughout(a: FileAnalysis, r: Reporter, call: ast.Call, recv: ast.expr, ctx) -> None:
+    """Every part of the loss is without history, and some part was computed with recording off:
+    `self.nt_xent(self.embed(v1), self.embed(v2))` where `embed` is decorated `@torch.no_grad()`,
+    followed through this file's helpers, methods and their parameters (numbers.without_graph)."""
+    why = causes_without_graph(a, ctx.unit, recv, call.lineno) or []
+    cause = next((c for c in why if c.kind == "grad_off"), None)
+    if cause is None:
+        return
+    lead = f"The loss is made from `{r.segment(cause.node)}` (line {cause.node.lineno}), computed"
+    _report(r, cause.off, cause.node.lineno, recv, call, lead)
+
+
+def _judge_backward(a: FileAnalysis, r: Reporter, call: ast.Call, recv: ast.expr, ctx) -> None:
+    key = dotted(recv)
+    loss = a.binding_before(ctx.unit, key, call.lineno) if key else None
+    if loss is None or not isinstance(loss.stmt, (ast.Assign, ast.AnnAssign)):
+        _made_along_chain(a, r, ctx.unit, recv, call)
+        return
+    if loss.ctx.grad_off is not None:
+        _report(r, loss.ctx.grad_off, loss.line, recv, call, f"The loss is computed on line {loss.line}")
+        return
+    helper = _decorated_helper(a, loss.value)
+    if helper is not None:
+        lead = f"The loss comes from `{r.segment(helper[1].func)}()` (line {helper[1].lineno}), which runs"
+        _report(r, helper[0], helper[1].lineno, recv, call, lead)
+        return
+    if type(loss.value) is ast.Call and _returned_without_graph(a, r, ctx.unit, loss, key, recv, call):
+        return
+    if not _has_grad_off(ctx.unit) and not a.grad_off_functions and not _calls_under_grad_off(a):
+        return
+    producers = _grad_off_inputs(a, ctx.unit, loss)
+    if producers:
+        first, off = producers[0]
+        lead = f"`{first.key}`, which the loss is made from, is computed on line {first.line}"
+        if off is not first.ctx.grad_off:
+            lead += f" by `{r.segment(first.value.func)}()`, which runs"
+        _report(r, off, first.line, recv, call, lead)
 
 
 def _made_along_chain(a: FileAnalysis, r: Reporter, unit: Unit, recv: ast.expr, call: ast.Call) -> None:

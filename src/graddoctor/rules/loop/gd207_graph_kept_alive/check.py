@@ -8,7 +8,7 @@ import re
 from graddoctor.lint.analysis.model import Ctx, FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
 from graddoctor.lint.analysis.numbers import gives_number, is_number
-from graddoctor.lint.analysis.returns import local_callee, returned_value, unpacked_index
+from graddoctor.lint.analysis.returns import call_sites, local_callee, returned_value, unpacked_index
 from graddoctor.lint.analysis.values import (
     backward_calls, is_loss_call, is_model_call, names_in, names_reaching_backward,
 )
@@ -41,7 +41,7 @@ def _graph_value(a: FileAnalysis, expr: ast.expr, ctx: Ctx, loop: ast.stmt, rece
         if expr.id in receivers:
             return "loss"
         b = a.binding_before(ctx.unit, expr.id, getattr(expr, "lineno", 0))
-        if b is None or b.ctx.grad_off is not None or loop not in b.ctx.loops:
+        if b is None or b.ctx.grad_off is not None or (loop is not None and loop not in b.ctx.loops):
             return None
         if isinstance(b.value, ast.Call) and call_name(b.value) in _SAFE_WRAPS:
             return None
@@ -127,6 +127,38 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         if key in reach:
             continue
         _report(r, a, node, key, value, ctx, trains)
+    for node, key, value, ctx in _kept_by_a_method(a):
+        receivers = {n for _, recv, c in backward_calls(a) if c.unit is ctx.unit for n in names_in(recv)}
+        if _graph_value(a, value, ctx, None, receivers) is None:
+            continue
+        if reach is None:
+            reach = names_reaching_backward(a)
+        if key not in reach:
+            _report(r, a, node, key, value, ctx, True)
+
+
+def _kept_by_a_method(a: FileAnalysis) -> list[tuple[ast.AST, str, ast.expr, Ctx]]:
+    """`self.running += loss`, `self.history.append(loss)` in a method (outside its own loops) that every
+    call of the file runs once per iteration of a loop, with gradient recording on: the attribute
+    outlives the call, so each call's graph is kept. Not when the method resets the attribute first."""
+    out = []
+    for aug, ctx in a.augassigns:
+        if not ctx.loops and isinstance(aug.op, ast.Add) and ctx.grad_off is None:
+            out.append((aug, dotted(aug.target), aug.value, ctx))
+    for call, ctx in a.calls:
+        if not ctx.loops and ctx.grad_off is None and call_name(call) == "append" and len(call.args) == 1 \
+                and isinstance(call.func, ast.Attribute):
+            out.append((call, dotted(call.func.value), call.args[0], ctx))
+    kept = []
+    for node, key, value, ctx in out:
+        if not key or not key.startswith("self.") or key.count(".") != 1:
+            continue
+        if any(b.line <= node.lineno for b in ctx.unit.bindings.get(key, ())):
+            continue  # `self.total = 0.0` earlier in the same call: what was kept before is let go
+        sites = call_sites(a, ctx.unit.node) if isinstance(ctx.unit.node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+        if sites and all(site.loops and site.grad_off is None for _, site in sites):
+            kept.append((node, key, value, ctx))
+    return kept
 
 
 _EVAL_FUNCTION = re.compile(r"^(?:eval|evaluate|evaluation|validate|validation|valid|val)(?:_|$)", re.I)
