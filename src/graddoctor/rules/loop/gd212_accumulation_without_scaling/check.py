@@ -102,6 +102,20 @@ def _one_pass(a: FileAnalysis, it):
     return backwards[0], step, count
 
 
+def _optimizer_class(a: FileAnalysis, unit, step) -> str | None:
+    """`SGD` for the optimizer the step calls: the one built in the same function before the step, else
+    the one class every binding of that name in the file builds (None when unknown or several)."""
+    if step.target is None:
+        return None
+    here = a.binding_before(unit, step.target, step.line)
+    if here is not None and type(here.value) is ast.Call and a.names.classify_call(here.value) == "optimizer":
+        return call_name(here.value)
+    built = [b.value for u in a.units for b in u.bindings.get(step.target, ())]
+    classes = {call_name(v) if type(v) is ast.Call and a.names.classify_call(v) == "optimizer" else None
+               for v in built}
+    return classes.pop() if len(classes) == 1 else None
+
+
 def check(a: FileAnalysis, r: Reporter) -> None:
     for it in iterations(a):
         if it.kind != "loop":
@@ -124,7 +138,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         if not _averaged(a, made.value, it.unit):
             continue
         n = a.segment(count)
-        optimizer = a.names.cls.get(step.target or "")
+        optimizer = _optimizer_class(a, it.unit, step)
         proportional = optimizer in _PROPORTIONAL
         said = (f"`{recv.id}` is a per-batch mean, backpropagated on every pass while the optimizer steps once "
                 f"every `{n}` passes (line {step.line}): the gradients of those passes add up to `{n}` times their mean")
