@@ -110,6 +110,21 @@ class GraphObserver(Observer):
                 if id(p) not in given and isinstance(p, torch.Tensor) and p.grad is not None:
                     given[id(p)] = weakref.ref(p)
 
+    def wake_in(self, rhythm) -> int | None:
+        """It acts on the backward passes it walks and the steps it checks (the first ones, then one in
+        `walk_every` of each): it sees the repeated iterations that hold one, and skips the others.
+        (A new model or optimizer changes the pattern, so its walks after a discovery are seen.)"""
+        per_steps = sum(rhythm.steps.values())
+        step, index = rhythm.step, rhythm.backward_index
+        for j in range(self.walk_every + 1):
+            if any(k < self._walk_until or k % self.walk_every == 0
+                   for k in range(index + j * rhythm.backwards, index + (j + 1) * rhythm.backwards)):
+                return j
+            if any(s <= self.walk_first or s % self.walk_every == 0
+                   for s in range(step + j * per_steps, step + (j + 1) * per_steps)):
+                return j
+        return self.walk_every
+
     def _forget_freed(self) -> None:
         """Drop the leaves freed since (replaced models'): the table stays the size of what lives."""
         self._reached = {key: ref for key, ref in self._reached.items() if ref() is not None}
