@@ -27,6 +27,7 @@ event): the findings must be the same either way (tests/session/test_rhythm_find
 from __future__ import annotations
 
 import os
+import weakref
 from typing import Any
 
 from graddoctor.session.observer import Observer
@@ -67,7 +68,7 @@ class Rhythm:
         self._next_wake: float = float("inf")
         self._lists: dict[str, list] = {}  # event name -> the handlers of the awake observers, this iteration
         self._sleeping: frozenset = frozenset()
-        self._roots: list = []
+        self._roots: list = []  # weak references to the models known at the last iteration's end
 
     # --- per event --------------------------------------------------------------------------------------
 
@@ -98,6 +99,10 @@ class Rhythm:
             found = self._lists[event_name] = self._filter(full)
         return found
 
+    def modes(self) -> tuple:
+        """The `training` flag of each model the session knew at the last iteration's end."""
+        return tuple([getattr(ref(), "training", None) for ref in self._roots])
+
     def block(self) -> None:
         """This iteration can never count as a repeat (a manual parameter update, a failed backward)."""
         self.disrupt()
@@ -111,7 +116,7 @@ class Rhythm:
         if self.steady:
             end = self.pattern[-1]
             if (self.position != len(self.pattern) - 1 or session.discovered.discoveries != end[1]
-                    or tuple(m.training for m in self._roots) != end[3]):
+                    or self.modes() != end[3]):
                 # it ended early, a model changed mode, or a model or optimizer appeared
                 self.keys = list(self.pattern[:self.position])
                 self.iteration -= 1
@@ -135,12 +140,12 @@ class Rhythm:
         roots = list(session.models().values())
         keys.append(("end", session.discovered.discoveries, tuple(id(m) for m in roots),
                      tuple(m.training for m in roots)))
+        self._roots = [weakref.ref(m) for m in roots]  # weakly: a model the script drops is freed
         if keys == self.pattern:
             self.repeats += 1
         else:
             self.pattern, self.repeats = keys, 1
         if self.repeats >= REPEATS:
-            self._roots = roots
             self._settle()
 
     def disrupt(self) -> None:

@@ -193,7 +193,7 @@ class Session:
         event = self._current_step = StepEvent(optimizer, where, self.step)
         if isinstance(optimizer, ManualUpdates):
             self.rhythm.block()  # a manual update: its parameters are found by watching them, not by a call
-        key = ("step", id(optimizer), where)
+        key = ("step", id(optimizer), where, self.rhythm.modes())  # modes: a model left in eval mode differs here
         self._dispatch("before_step", event, self.rhythm.handlers("before_step", key, self._full("before_step")))
 
     def end_step(self, optimizer: torch.optim.Optimizer) -> None:
