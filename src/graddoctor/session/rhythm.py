@@ -62,6 +62,7 @@ class Rhythm:
         self.backwards = 0  # backward calls per iteration
         self.step = 1  # the session step at the start of the next (or current) iteration
         self.backward_index = 0  # the session's backward count at the start of the next (or current) iteration
+        self.dispatching = False  # a keyed event that matched is being handed out
         self.skipped = 0  # observer-iterations skipped in this session (tests and the benchmark read it)
         # observer id -> [observer, iteration it must see (None: none), first iteration it missed, awake]
         self._asleep: dict[int, list] = {}
@@ -159,7 +160,8 @@ class Rhythm:
         self.steady = False
         asleep, self._asleep = self._asleep, {}
         self._lists = {}
-        prefix = tuple(self.pattern[:self.position])
+        # during a matched event's dispatch, that event is handed to the woken observers after: not missed
+        prefix = tuple(self.pattern[:self.position - 1 if self.dispatching else self.position])
         self.pattern, self.repeats, self.position = None, 0, 0
         self._next_wake = float("inf")
         self._sleeping = frozenset()

@@ -258,11 +258,24 @@ class Session:
     def _dispatch(self, event_name: str, event, handlers: list | None = None) -> None:
         """An event of the training step to the observers that listen to it (to `handlers`, those of them
         the rhythm picked, when given)."""
+        rhythm = self.rhythm
+        keyed = rhythm.steady and not event_name.startswith("after_")
+        rhythm.dispatching = keyed
         for observer, method in handlers if handlers is not None else self._full(event_name):
             try:
                 method(event)
             except Exception:
                 self._fail(observer, event_name)
+        rhythm.dispatching = False
+        if keyed and not rhythm.steady:
+            # an observer saw a symptom during this event and woke every other: the ones it skipped get it too
+            called = {id(o) for o, _ in handlers}
+            for observer, method in self._full(event_name):
+                if id(observer) not in called:
+                    try:
+                        method(event)
+                    except Exception:
+                        self._fail(observer, event_name)
 
     def _wake_in(self, observer: Observer, rhythm) -> int | None:
         """How many repeated iterations `observer` can miss (0 when it fails to say)."""
