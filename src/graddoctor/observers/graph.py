@@ -114,16 +114,14 @@ class GraphObserver(Observer):
         """It acts on the backward passes it walks and the steps it checks (the first ones, then one in
         `walk_every` of each): it sees the repeated iterations that hold one, and skips the others.
         (A new model or optimizer changes the pattern, so its walks after a discovery are seen.)"""
-        per_steps = sum(rhythm.steps.values())
+        every, per_steps, backwards = self.walk_every, sum(rhythm.steps.values()), rhythm.backwards
         step, index = rhythm.step, rhythm.backward_index
-        for j in range(self.walk_every + 1):
-            if any(k < self._walk_until or k % self.walk_every == 0
-                   for k in range(index + j * rhythm.backwards, index + (j + 1) * rhythm.backwards)):
-                return j
-            if any(s <= self.walk_first or s % self.walk_every == 0
-                   for s in range(step + j * per_steps, step + (j + 1) * per_steps)):
-                return j
-        return self.walk_every
+        if index < self._walk_until or step <= self.walk_first or every <= 1:
+            return 0
+        # the first backward index and the first step number at a multiple of `every`, in iterations from now
+        walk = (-(-index // every) * every - index) // backwards if backwards else every
+        check = (-(-step // every) * every - step) // per_steps if per_steps else every
+        return min(walk, check)
 
     def _forget_freed(self) -> None:
         """Drop the leaves freed since (replaced models'): the table stays the size of what lives."""

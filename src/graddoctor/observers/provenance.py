@@ -165,7 +165,7 @@ class ProvenanceObserver(ExplainsErrors, Observer):
             return False
         self._requested.add(reason)
         self.escalation, self.escalation_reason = "pending", reason
-        disrupt(self.session)  # the deep step must be seen, and everything with it
+        disrupt(getattr(self, "session", None))  # the deep step must be seen, and everything with it
         return True
 
     def wake_in(self, rhythm) -> int | None:

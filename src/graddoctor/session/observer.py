@@ -103,6 +103,10 @@ class Observer:
 
     # --- iterations that repeat (session/rhythm.py) ------------------------------------------
 
+    # The events it still gets while it sleeps through repeated iterations (e.g. "before_backward",
+    # to read every loss): their state must then be kept by them alone, `resync` counting the rest.
+    steady_events: frozenset[str] = frozenset()
+
     def wake_in(self, rhythm) -> int | None:
         """How many iterations repeating the loop's pattern this observer can miss before it must
         see one in full: 0 (the default) for none, it sees every event; None for any number.

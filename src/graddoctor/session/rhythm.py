@@ -68,8 +68,10 @@ class Rhythm:
         self._asleep: dict[int, list] = {}
         self._next_wake: float = float("inf")
         self._lists: dict[str, list] = {}  # event name -> the handlers of the awake observers, this iteration
+        self._made: dict[tuple, list] = {}  # (sleeping ids, event name) -> its list, while steady
         self._sleeping: frozenset = frozenset()
         self._roots: list = []  # weak references to the models known at the last iteration's end
+        self._held: dict = {}  # key -> (what an observer reads, its value): must stay the same while steady
 
     # --- per event --------------------------------------------------------------------------------------
 
@@ -104,6 +106,12 @@ class Rhythm:
         """The `training` flag of each model the session knew at the last iteration's end."""
         return tuple([getattr(ref(), "training", None) for ref in self._roots])
 
+    def hold(self, key, read) -> None:
+        """While steady, `read()` (a cheap read of a fact events do not show: a learning rate set by hand)
+        must give what it gives now at each iteration's end; when it changes, the full audit comes back."""
+        if self.steady or self.pattern is not None:
+            self._held[key] = (read, read())
+
     def block(self) -> None:
         """This iteration can never count as a repeat (a manual parameter update, a failed backward)."""
         self.disrupt()
@@ -117,7 +125,7 @@ class Rhythm:
         if self.steady:
             end = self.pattern[-1]
             if (self.position != len(self.pattern) - 1 or session.discovered.discoveries != end[1]
-                    or self.modes() != end[3]):
+                    or self.modes() != end[3] or (self._held and any(read() != value for read, value in self._held.values()))):
                 # it ended early, a model changed mode, or a model or optimizer appeared
                 self.keys = list(self.pattern[:self.position])
                 self.iteration -= 1
@@ -159,7 +167,7 @@ class Rhythm:
             return
         self.steady = False
         asleep, self._asleep = self._asleep, {}
-        self._lists = {}
+        self._lists, self._held, self._made = {}, {}, {}
         # during a matched event's dispatch, that event is handed to the woken observers after: not missed
         prefix = tuple(self.pattern[:self.position - 1 if self.dispatching else self.position])
         self.pattern, self.repeats, self.position = None, 0, 0
@@ -224,7 +232,14 @@ class Rhythm:
 
     def _filter(self, full: list) -> list:
         sleeping = self._sleeping
-        return [pair for pair in full if id(pair[0]) not in sleeping]
+        key = (sleeping, id(full))
+        found = self._made.get(key)
+        if found is None or found[0] is not full:
+            if len(self._made) > 64:
+                self._made.clear()
+            found = self._made[key] = (full, [pair for pair in full if id(pair[0]) not in sleeping
+                                              or pair[1].__name__ in pair[0].steady_events])
+        return found[1]
 
 
 def disrupt(session) -> None:
