@@ -213,3 +213,13 @@ def test_a_bug_that_starts_late_is_found_at_the_same_step(bug, code):
 def test_nan_at_step_500_is_reported_at_step_500():
     (found_on, _, _), _ = _late("nan at step 500")
     assert [f[1] for f in found_on if f[0] == "GD301"] == [500]
+
+
+def test_backward_passes_that_never_step_keep_no_growing_pattern():
+    model = _mlp()
+    with _watched(model, None) as w:
+        for step in range(1, 2000):
+            x, y = _batch(step % 7)
+            F.mse_loss(model(x), y).backward()
+        assert len(w.session.rhythm.keys) <= 513
+    assert not w.session.internal_errors

@@ -33,6 +33,7 @@ from typing import Any
 from graddoctor.session.observer import Observer
 
 REPEATS = 3  # identical iterations in a row before the next repeated ones are skipped
+LONGEST = 512  # events in one iteration past which it is no pattern (a loop of backward passes that never steps)
 
 
 def enabled_by_environment() -> bool:
@@ -79,7 +80,11 @@ class Rhythm:
         """The handlers `event_name` goes to: `full` unless steady and `key` is the one expected here."""
         if not self.steady:
             if self.enabled:
-                self.keys.append(key)
+                keys = self.keys
+                keys.append(key)
+                if len(keys) > LONGEST:
+                    keys.clear()
+                    self.broken = True
             return full
         pattern, position = self.pattern, self.position
         if position < len(pattern) - 1 and pattern[position] == key:

@@ -234,6 +234,7 @@ class Session:
 
     def layer_rows(self) -> list:
         """The per-layer table (one row per module that owns parameters), from the observer keeping it."""
+        self.rhythm.catch_up()
         for observer in self._live():
             rows: list = []
             self._call(observer, "layer_rows", observer.layer_rows, store=lambda found: rows.extend(found or []))
