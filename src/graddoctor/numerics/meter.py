@@ -185,10 +185,12 @@ class Meter:
             if rates is None:
                 return 0
             rhythm.hold(("lr", key), lambda optimizer=optimizer: _rates(optimizer))
-            for j in range(self.options.measure_every + 1):
-                if any(self._measure_due(k) for k in range(track.steps + j * per + 1, track.steps + (j + 1) * per + 1)):
-                    wake = j if wake is None else min(wake, j)
-                    break
+            # the next measured step (its count k): the first past `dense_steps` at a multiple of `measure_every`
+            every, k = self.options.measure_every, track.steps + 1
+            if every <= 1 or k <= self.options.dense_steps:
+                return 0
+            j = (-(-k // every) * every - k) // per  # in whole iterations of `per` steps from now
+            wake = j if wake is None else min(wake, j)
         return 0 if wake is None else wake
 
     def resync(self, skipped: int, prefix: tuple, rhythm) -> None:
@@ -334,8 +336,13 @@ class Meter:
 
 def _rates(optimizer) -> tuple | None:
     """Each param group's learning rate as a float (None when one is a tensor: not held, read each step)."""
-    rates = tuple(g.get("lr", 0.0) for g in optimizer.param_groups)
-    return rates if all(isinstance(r, (int, float)) for r in rates) else None
+    rates = []
+    for group in optimizer.param_groups:
+        rate = group.get("lr", 0.0)
+        if not isinstance(rate, (int, float)):
+            return None
+        rates.append(rate)
+    return rates
 
 
 def _is_dtensor(t: torch.Tensor) -> bool:

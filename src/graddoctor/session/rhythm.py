@@ -76,15 +76,19 @@ class Rhythm:
 
     # --- per event --------------------------------------------------------------------------------------
 
+    def note(self, key: Any) -> None:
+        """Not steady: one more event of the iteration in progress."""
+        keys = self.keys
+        keys.append(key)
+        if len(keys) > LONGEST:
+            keys.clear()
+            self.broken = True
+
     def handlers(self, event_name: str, key: Any, full: list) -> list:
         """The handlers `event_name` goes to: `full` unless steady and `key` is the one expected here."""
         if not self.steady:
             if self.enabled:
-                keys = self.keys
-                keys.append(key)
-                if len(keys) > LONGEST:
-                    keys.clear()
-                    self.broken = True
+                self.note(key)
             return full
         pattern, position = self.pattern, self.position
         if position < len(pattern) - 1 and pattern[position] == key:
@@ -117,6 +121,12 @@ class Rhythm:
         if self.steady or self.pattern is not None:
             self._held[key] = (read, read())
 
+    def _changed(self) -> bool:
+        for read, value in self._held.values():
+            if read() != value:
+                return True
+        return False
+
     def block(self) -> None:
         """This iteration can never count as a repeat (a manual parameter update, a failed backward)."""
         self.disrupt()
@@ -129,8 +139,9 @@ class Rhythm:
         session = self.session
         if self.steady:
             end = self.pattern[-1]
+            # (the models' modes are part of each step's key: a change shows there)
             if (self.position != len(self.pattern) - 1 or session.discovered.discoveries != end[1]
-                    or self.modes() != end[3] or (self._held and any(read() != value for read, value in self._held.values()))):
+                    or (self._held and self._changed())):
                 # it ended early, a model changed mode, or a model or optimizer appeared
                 self.keys = list(self.pattern[:self.position])
                 self.iteration -= 1

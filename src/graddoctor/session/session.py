@@ -172,15 +172,20 @@ class Session:
         if event.index == 0:
             self._call(None, "discover_models", self.discovered.discover_models)
         self.last_backward = event
-        loss = event.loss
-        extra = event.extra
+        rhythm = self.rhythm
+        if not rhythm.enabled:
+            self._dispatch("before_backward", event)
+            return
+        loss, extra = event.loss, event.extra
         key = ("backward", event.where, event.retain_graph, event.create_graph, event.grad_mode,
                type(loss.grad_fn) if isinstance(loss, torch.Tensor) else type(loss),
                extra.get("gradient") is None, extra.get("inputs") is None)
-        self._dispatch("before_backward", event, self.rhythm.handlers("before_backward", key, self._full("before_backward")))
+        self._keyed("before_backward", event, key)
 
     def after_backward(self, event: BackwardEvent) -> None:
-        self._dispatch("after_backward", event, self.rhythm.after("after_backward", self._full("after_backward")))
+        rhythm = self.rhythm
+        self._dispatch("after_backward", event,
+                       rhythm.after("after_backward", self._full("after_backward")) if rhythm.steady else None)
 
     def backward_failed(self, event: BackwardEvent, exc: BaseException) -> None:
         self.failed_backward = (event, exc)
@@ -193,15 +198,20 @@ class Session:
         event = self._current_step = StepEvent(optimizer, where, self.step)
         if isinstance(optimizer, ManualUpdates):
             self.rhythm.block()  # a manual update: its parameters are found by watching them, not by a call
-        key = ("step", id(optimizer), where, self.rhythm.modes())  # modes: a model left in eval mode differs here
-        self._dispatch("before_step", event, self.rhythm.handlers("before_step", key, self._full("before_step")))
+        if self.rhythm.enabled:
+            # the models' modes: a model left in eval mode differs here
+            self._keyed("before_step", event, ("step", id(optimizer), where, self.rhythm.modes()))
+        else:
+            self._dispatch("before_step", event)
 
     def end_step(self, optimizer: torch.optim.Optimizer) -> None:
         self.discovered.count_step(optimizer)
         self.steps_taken += 1
         event = self._current_step
         if event is not None and event.optimizer is optimizer:
-            self._dispatch("after_step", event, self.rhythm.after("after_step", self._full("after_step")))
+            rhythm = self.rhythm
+            self._dispatch("after_step", event,
+                           rhythm.after("after_step", self._full("after_step")) if rhythm.steady else None)
         counts = self.discovered.steps_by_optimizer
         if len(counts) < 2 or counts.get(id(optimizer), 0) <= min(counts.values()):
             # an iteration ends with the step of the optimizer that steps least often (a GAN's generator)
@@ -211,8 +221,10 @@ class Session:
 
     def on_call(self, event: CallEvent) -> None:
         event.step = self.step
-        key = ("call", event.kind, event.method, id(event.target), event.where)
-        self._dispatch("on_call", event, self.rhythm.handlers("on_call", key, self._full("on_call")))
+        if self.rhythm.enabled:
+            self._keyed("on_call", event, ("call", event.kind, event.method, id(event.target), event.where))
+        else:
+            self._dispatch("on_call", event)
 
     # --- results ----------------------------------------------------------------------------
 
@@ -256,13 +268,36 @@ class Session:
             handlers = self._listeners(event_name)
         return handlers
 
+    def _keyed(self, event_name: str, event, key: tuple) -> None:
+        """An event that is part of the iteration's fingerprint: noted, or (steady) compared and handed
+        to the observers the rhythm picks."""
+        rhythm = self.rhythm
+        if rhythm.steady:
+            full = self._handlers.get(event_name)
+            if full is None or self._handlers_of is not self.observers or len(self.observers) != self._handlers_n:
+                full = self._listeners(event_name)
+            self._dispatch(event_name, event, rhythm.handlers(event_name, key, full))
+        else:
+            rhythm.note(key)
+            self._dispatch(event_name, event)
+
     def _dispatch(self, event_name: str, event, handlers: list | None = None) -> None:
         """An event of the training step to the observers that listen to it (to `handlers`, those of them
         the rhythm picked, when given)."""
+        if handlers is None:
+            handlers = self._handlers.get(event_name)
+            if handlers is None or self._handlers_of is not self.observers or len(self.observers) != self._handlers_n:
+                handlers = self._listeners(event_name)
+            for observer, method in handlers:
+                try:
+                    method(event)
+                except Exception:
+                    self._fail(observer, event_name)
+            return
         rhythm = self.rhythm
         keyed = rhythm.steady and not event_name.startswith("after_")
         rhythm.dispatching = keyed
-        for observer, method in handlers if handlers is not None else self._full(event_name):
+        for observer, method in handlers:
             try:
                 method(event)
             except Exception:
