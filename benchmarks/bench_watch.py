@@ -2,6 +2,7 @@
 
 Variants: plain, watch() (every check, the loss/data checks GD501-GD505 included),
 watch() without the loss/data observer (their own cost is the ratio of the two),
+watch() with the iteration fingerprint off (session/rhythm.py: every observer sees every iteration),
 watch(deep=True), torch.autograd.detect_anomaly(). Workloads: GPT-2 from a config
 (4 layers, width 256, batch 8 x 128 tokens, AdamW); a 4-conv CNN (batch 64,
 32x32, SGD with momentum); 24 blocks of Linear(64, 64) + LayerNorm + GELU (batch
@@ -17,7 +18,10 @@ other jobs on a shared machine do not count, and wall time on CUDA.
   first steps), so sampled work (graph walks, GD207 windows) is amortised as in a
   real run;
 - session start: a fresh watch() (made, attached, and its first 4 steps) against
-  4 plain steps, interleaved, median over rounds.
+  4 plain steps, interleaved, median over rounds; and the same over a fresh session's
+  first 100 steps (`FIRST_STEPS`; not for GPT-2 and the CNN unless `--first-steps` names them).
+
+One table: a row per workload, its steady-state ratios, then its session-start and first-100 ratios.
 
 Runs on CPU, and also on CUDA when a GPU is present (`--device cuda` for that
 only): there each block ends with `torch.cuda.synchronize()`, so a host sync
@@ -125,7 +129,10 @@ FIT = {f"stack{n}": (stack_of(n), max(2, 120 // n), 25) for n in FIT_DEPTHS}
 # steady state: their figure is an upper bound.
 WARM = {"gpt2": 8, "cnn": 8}
 NO_LOSSDATA = "watch() w/o GD50x"
-VARIANTS = ("plain", "watch()", NO_LOSSDATA, "watch(deep=True)", "detect_anomaly()")
+NO_FINGERPRINT = "w/o fingerprint"
+VARIANTS = ("plain", "watch()", NO_FINGERPRINT, NO_LOSSDATA, "watch(deep=True)", "detect_anomaly()")
+FIRST_STEPS = 100  # the "first 100 steps" column: a fresh session's first steps, where everything is measured
+FIRST_STEPS_FOR = ("mlp3", "mlp24")  # the others' steps take too long for 100 of them per round
 START_STEPS = 4  # "session start": a fresh session's first steps, where it discovers the model
 # Steady state begins after the run's first steps, where everything is measured at every step
 # (numerics options `dense_steps`): a long run spends nearly all of its steps after them.
@@ -159,13 +166,19 @@ def _without_lossdata(w):
     return w
 
 
+def _without_fingerprint(w):
+    """The same watch with every observer shown every iteration (session/rhythm.py off)."""
+    w.session.rhythm.enabled = False
+    return w
+
+
 def measure(name: str, rounds: int | None, steps: int | None, device: str = "cpu") -> dict[str, float]:
     torch.manual_seed(0)
     make, default_steps, default_rounds = {**WORKLOADS, **FIT}[name]
     n, rounds = steps or default_steps, rounds or default_rounds
     model, opt, step = make(device)
-    watches = {"watch()": watch(model, opt), NO_LOSSDATA: _without_lossdata(watch(model, opt)),
-               "watch(deep=True)": watch(model, opt, deep=True)}
+    watches = {"watch()": watch(model, opt), NO_FINGERPRINT: _without_fingerprint(watch(model, opt)),
+               NO_LOSSDATA: _without_lossdata(watch(model, opt)), "watch(deep=True)": watch(model, opt, deep=True)}
     for _ in range(2):
         step()
     for w in watches.values():
@@ -220,8 +233,8 @@ def observer_costs(name: str, rounds: int | None, device: str = "cpu") -> dict[s
     return {k: (statistics.median(v) - plain) * 1e3 for k, v in times.items() if k != "plain"}
 
 
-def measure_start(name: str, rounds: int, device: str = "cpu") -> dict[str, float]:
-    """ms per step over a fresh session's first START_STEPS steps (made and attached in the time), and plain."""
+def measure_start(name: str, rounds: int, device: str = "cpu", steps: int = START_STEPS) -> dict[str, float]:
+    """ms per step over a fresh session's first `steps` steps (made and attached in the time), and plain."""
     torch.manual_seed(0)
     make = WORKLOADS[name][0]
     model, opt, step = make(device)
@@ -231,17 +244,17 @@ def measure_start(name: str, rounds: int, device: str = "cpu") -> dict[str, floa
     for r in range(rounds):
         for variant in (("plain", "watch()") if r % 2 == 0 else ("watch()", "plain")):
             if variant == "plain":
-                times[variant].append(_block(step, START_STEPS, device))
+                times[variant].append(_block(step, steps, device))
                 continue
             clock = _clock(device)
             _sync(device)
             start = clock()
             w = watch(model, opt)
             with w:
-                for _ in range(START_STEPS):
+                for _ in range(steps):
                     step()
                 _sync(device)
-                times[variant].append((clock() - start) / START_STEPS * 1e3)
+                times[variant].append((clock() - start) / steps * 1e3)
             assert not w.session.internal_errors, w.session.internal_errors
     return {v: statistics.median(t) for v, t in times.items()}
 
@@ -253,6 +266,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--only", action="append")
     parser.add_argument("--no-fit", action="store_true", help="skip the fixed-cost fit over 3/12/48 layers")
+    parser.add_argument("--first-steps", action="append", default=None, metavar="NAME",
+                        help=f"also time the first {FIRST_STEPS} steps of a fresh session on NAME "
+                             f"(default: {', '.join(FIRST_STEPS_FOR)})")
     parser.add_argument("--observers", metavar="NAME",
                         help="only: what each observer costs per step on workload NAME (left out one at a time)")
     parser.add_argument("--device", choices=("cpu", "cuda"), default=None,
@@ -280,19 +296,23 @@ def main(argv: list[str] | None = None) -> None:
     for device in devices:
         print(f"\n[{device}] steady state (after each session's first {WARM_STEPS} steps; "
               f"{', '.join(f'{k} {v}' for k, v in WARM.items())}: an upper bound, see WARM)")
-        print(f"{'workload':<8}" + "".join(f"{v:>26}" for v in VARIANTS) + f"{'GD50x alone':>14}")
+        print(f"  then: 'start', a new watch(), attached, and its first {START_STEPS} steps; 'first {FIRST_STEPS}', "
+              f"its first {FIRST_STEPS} steps (ratios to plain steps timed beside them)")
+        first_for = args.first_steps if args.first_steps is not None else FIRST_STEPS_FOR
+        print(f"{'workload':<8}" + "".join(f"{v:>24}" for v in VARIANTS) + f"{'GD50x alone':>13}{'start':>9}"
+              f"{f'first {FIRST_STEPS}':>11}")
         for name in names:
             result = measure(name, args.rounds, args.steps, device)
             plain = result["plain"]
-            cells = "".join(f"{f'{result[v]:8.2f} ms {result[v] / plain:6.3f}x':>26}" for v in VARIANTS)
+            cells = "".join(f"{f'{result[v]:8.2f} ms {result[v] / plain:6.3f}x':>24}" for v in VARIANTS)
             own = result["watch()"] / result[NO_LOSSDATA]  # the loss/data checks' own cost
-            print(f"{name:<8}{cells}{own:>13.3f}x", flush=True)
-        print(f"[{device}] session start (a new watch(), attached, and its first {START_STEPS} steps)")
-        for name in names:
             rounds = args.start_rounds or max(3, {**WORKLOADS, **FIT}[name][2] // 2)
-            result = measure_start(name, rounds, device)
-            plain, watched = result["plain"], result["watch()"]
-            print(f"{name:<8}{plain:8.2f} ms plain {watched:8.2f} ms watch() {watched / plain:6.3f}x", flush=True)
+            start = measure_start(name, rounds, device)
+            first = "-"
+            if name in first_for:
+                timed = measure_start(name, max(3, rounds // 3), device, steps=FIRST_STEPS)
+                first = f"{timed['watch()'] / timed['plain']:.3f}x"
+            print(f"{name:<8}{cells}{own:>12.3f}x{start['watch()'] / start['plain']:>8.3f}x{first:>11}", flush=True)
         if not args.no_fit:
             fixed_cost(args.rounds, device)
 
@@ -303,7 +323,7 @@ def fixed_cost(rounds: int | None, device: str) -> None:
     pays whatever the model (the fixed cost), the slope what each module adds."""
     print(f"[{device}] fixed cost: extra us per step under watch(), models of {'/'.join(map(str, FIT_DEPTHS))} "
           "layers of Linear(32, 32) + ReLU")
-    xs, ys, deep = [], [], []
+    xs, ys, deep, off = [], [], [], []
     for name in FIT:
         make = FIT[name][0]
         modules = sum(1 for _ in make()[0].modules())
@@ -312,12 +332,15 @@ def fixed_cost(rounds: int | None, device: str) -> None:
         xs.append(modules)
         ys.append(extra)
         deep.append((result["watch(deep=True)"] - result["plain"]) * 1e3)
+        off.append((result[NO_FINGERPRINT] - result["plain"]) * 1e3)
         print(f"  {name:<8}{modules:4d} modules  plain {result['plain'] * 1e3:8.1f} us  watch() +{extra:7.1f} us "
               f"({result['watch()'] / result['plain']:.3f}x)  deep=True +{deep[-1]:7.1f} us", flush=True)
     slope, intercept = _line(xs, ys)
     deep_slope, deep_intercept = _line(xs, deep)
+    off_slope, off_intercept = _line(xs, off)
     print(f"  watch():     fixed {intercept:7.1f} us per step, {slope:6.2f} us per module")
     print(f"  deep=True:   fixed {deep_intercept:7.1f} us per step, {deep_slope:6.2f} us per module")
+    print(f"  watch() w/o fingerprint: fixed {off_intercept:7.1f} us per step, {off_slope:6.2f} us per module")
 
 
 def _line(xs: list[float], ys: list[float]) -> tuple[float, float]:

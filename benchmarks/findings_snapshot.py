@@ -8,6 +8,9 @@
 corpus, the held-out programs and the fix programs, and `graddoctor lint --format json` on the lint
 corpus, the held-out programs and the lint fixtures (two at a time), and keeps per program the exit
 code, the status and each finding's code, severity, file name, line, step, message and hint.
+`write --runtime-only` runs only the demo programs and the correct corpus under `graddoctor run` (no lint):
+with `GRADDOCTOR_FINGERPRINT=0` in the environment of one of two such runs, it compares the iteration
+fingerprint (session/rhythm.py) on and off.
 `compare` prints what differs and exits 1 when anything does. Programs are matched by file name
 (a demo program by its code), so the layout of the repository may change between the two runs.
 """
@@ -63,8 +66,11 @@ def _one(job: tuple[str, Path]) -> tuple[str, dict]:
     return _key(kind, path), {"rc": ran.returncode, "status": data.get("status"), "findings": findings}
 
 
-def write(out: Path) -> None:
+def write(out: Path, runtime_only: bool = False) -> None:
     run, lint = _programs()
+    if runtime_only:
+        run = [p for p in run if "heldout" not in p.parts and "fix" not in p.parts]
+        lint = []
     with ThreadPoolExecutor(2) as pool:
         results = dict(pool.map(_one, [("run", p) for p in run] + [("lint", p) for p in lint]))
     out.write_text(json.dumps(results, indent=1, sort_keys=True))
@@ -91,13 +97,16 @@ def compare(before: Path, after: Path) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("write").add_argument("out", type=Path)
+    writing = sub.add_parser("write")
+    writing.add_argument("out", type=Path)
+    writing.add_argument("--runtime-only", action="store_true",
+                         help="only the demo programs and the correct corpus under run")
     both = sub.add_parser("compare")
     both.add_argument("before", type=Path)
     both.add_argument("after", type=Path)
     opts = parser.parse_args()
     if opts.command == "write":
-        write(opts.out)
+        write(opts.out, opts.runtime_only)
         return 0
     return compare(opts.before, opts.after)
 

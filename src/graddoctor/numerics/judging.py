@@ -15,6 +15,7 @@ from graddoctor.locate import Location
 from graddoctor.numerics.layout import Layout
 from graddoctor.numerics.meter import Reading
 from graddoctor.numerics.record import LayerRecord, OptimizerTrack
+from graddoctor.session.rhythm import disrupt
 
 
 class Judge:
@@ -176,6 +177,7 @@ class Judge:
         record = self.record
         if not record.escalated:
             record.escalated = True
+            disrupt(record.session)  # a symptom: every observer sees every step again
             record.session.consult(record.deep, lambda deep: deep.on_deep_request(reason, where), False)
 
 

@@ -53,6 +53,17 @@ class LayerStats(Observer):
     def after_step(self, event: StepEvent) -> None:
         self.meter.after_step(event)
 
+    # --- repeated iterations (session/rhythm.py) ---------------------------------------------
+
+    # Every loss is read at its own backward, asleep or not: a NaN is known at the step it appears.
+    steady_events = frozenset({"before_backward"})
+
+    def wake_in(self, rhythm) -> int | None:
+        return self.meter.wake_in(rhythm)
+
+    def resync(self, skipped: int, prefix: tuple, rhythm) -> None:
+        self.meter.resync(skipped, prefix, rhythm)
+
     # --- results ----------------------------------------------------------------------------
 
     def stop(self) -> None:

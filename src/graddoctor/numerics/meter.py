@@ -162,6 +162,58 @@ class Meter:
                     [(w, s, n) for _, w, s, n in losses], len(clips), lr=lr)
         )
 
+    # --- repeated iterations (session/rhythm.py) -----------------------------------------------------
+
+    def wake_in(self, rhythm) -> int:
+        """How many repeated iterations can go by with only their losses read: none while anything waits
+        (a reading not yet judged, weights copied), while a symptom keeps every step measured, or when the
+        iteration clips, scales or steps a scheduler (clip norms and learning rates are read each step);
+        else up to the next step whose gradients are measured. Each optimizer's learning rate is held: a
+        rate set by hand brings every step back."""
+        if self.pending or self._before or self._clips or self.record.escalated or not rhythm.steps:
+            return 0
+        if any(key[0] == "call" and key[1] in ("clip", "scaler", "scheduler") for key in rhythm.pattern):
+            return 0
+        wake = None
+        for key, per in rhythm.steps.items():
+            track = self.record.optimizers.get(key)
+            layout = self.record._layouts.get(key)
+            optimizer = layout.optimizer() if layout is not None else None
+            if track is None or optimizer is None or self._unmeasured is None:
+                return 0
+            rates = _rates(optimizer)
+            if rates is None:
+                return 0
+            rhythm.hold(("lr", key), lambda optimizer=optimizer: _rates(optimizer))
+            # the next measured step (its count k): the first past `dense_steps` at a multiple of `measure_every`
+            every, k = self.options.measure_every, track.steps + 1
+            if every <= 1 or k <= self.options.dense_steps:
+                return 0
+            j = (-(-k // every) * every - k) // per  # in whole iterations of `per` steps from now
+            wake = j if wake is None else min(wake, j)
+        return 0 if wake is None else wake
+
+    def resync(self, skipped: int, prefix: tuple, rhythm) -> None:
+        """The steps that went by unmeasured, each with the learning rate held: counted as `before_step` counts."""
+        for key, per in rhythm.steps.items():
+            n = skipped * per + sum(1 for k in prefix if k[0] == "step" and k[1] == key)
+            track = self.record.optimizers.get(key)
+            if track is None or not n:
+                continue
+            track.steps += n
+            track.unmeasured_steps += n
+            if self._lr(key) == 0.0:  # as before_step counts it; lr_low_from and max_lr stay as they are
+                track.lr_zero_steps += n
+            layout = self.record._layouts.get(key)
+            if layout is not None:
+                self._unmeasured = (key, layout)
+
+    def _lr(self, key: int) -> float:
+        layout = self.record._layouts.get(key)
+        optimizer = layout.optimizer() if layout is not None else None
+        rates = _rates(optimizer) if optimizer is not None else None
+        return max(rates, default=0.0) if rates else 0.0
+
     def after_step(self, event: StepEvent) -> None:
         before = self._before.pop(id(event.optimizer), None)
         if before is None or not self.pending:
@@ -280,6 +332,17 @@ class Meter:
                 return
             self.pending.popleft()
             self.judge(reading, not ready_only and not self.pending)
+
+
+def _rates(optimizer) -> tuple | None:
+    """Each param group's learning rate as a float (None when one is a tensor: not held, read each step)."""
+    rates = []
+    for group in optimizer.param_groups:
+        rate = group.get("lr", 0.0)
+        if not isinstance(rate, (int, float)):
+            return None
+        rates.append(rate)
+    return rates
 
 
 def _is_dtensor(t: torch.Tensor) -> bool:

@@ -142,6 +142,11 @@ class DDPObserver(Observer):
                 self._reached |= event.trace(loss).leaf_ids
                 self._walked += 1
 
+    def wake_in(self, rhythm) -> int | None:
+        """Without a DistributedDataParallel model (looked for at the first backward passes) it has
+        nothing to do; with one, it samples steps by its own schedule: every iteration."""
+        return None if self._ddp == [] else 0
+
     def _unused(self) -> list[tuple[nn.parallel.DistributedDataParallel, list[str]]]:
         out = []
         for ddp in self._find_ddp():

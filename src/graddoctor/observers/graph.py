@@ -110,6 +110,19 @@ class GraphObserver(Observer):
                 if id(p) not in given and isinstance(p, torch.Tensor) and p.grad is not None:
                     given[id(p)] = weakref.ref(p)
 
+    def wake_in(self, rhythm) -> int | None:
+        """It acts on the backward passes it walks and the steps it checks (the first ones, then one in
+        `walk_every` of each): it sees the repeated iterations that hold one, and skips the others.
+        (A new model or optimizer changes the pattern, so its walks after a discovery are seen.)"""
+        every, per_steps, backwards = self.walk_every, sum(rhythm.steps.values()), rhythm.backwards
+        step, index = rhythm.step, rhythm.backward_index
+        if index < self._walk_until or step <= self.walk_first or every <= 1:
+            return 0
+        # the first backward index and the first step number at a multiple of `every`, in iterations from now
+        walk = (-(-index // every) * every - index) // backwards if backwards else every
+        check = (-(-step // every) * every - step) // per_steps if per_steps else every
+        return min(walk, check)
+
     def _forget_freed(self) -> None:
         """Drop the leaves freed since (replaced models'): the table stays the size of what lives."""
         self._reached = {key: ref for key, ref in self._reached.items() if ref() is not None}

@@ -159,6 +159,11 @@ class LossDataObserver(Observer):
         if not self._off and event.step == 1:
             self.copies.check_models(self.session.models(), event.step)
 
+    def wake_in(self, rhythm) -> int | None:
+        """Its session events act on the first backward passes and the first step only: the loss calls
+        (patches.py, not session events) are what it samples, and those it always gets."""
+        return None
+
     def findings(self) -> list[Finding]:
         if not self._off:
             try:

@@ -30,6 +30,7 @@ from graddoctor.provenance import carried
 from graddoctor.graph.phrases import related_at
 from graddoctor.observers.provenance_explaining import ExplainsErrors, _loss_tensors
 from graddoctor.provenance.recorder import Recorder
+from graddoctor.session.rhythm import disrupt
 from graddoctor.provenance.records import FROZEN, Cut, InplaceEdit
 from graddoctor.rules import make
 from graddoctor.session import instrumentation, mode_stack
@@ -164,7 +165,18 @@ class ProvenanceObserver(ExplainsErrors, Observer):
             return False
         self._requested.add(reason)
         self.escalation, self.escalation_reason = "pending", reason
+        disrupt(getattr(self, "session", None))  # the deep step must be seen, and everything with it
         return True
+
+    def wake_in(self, rhythm) -> int | None:
+        """Dormant (no deep recording, none asked for) it only notes the step number: it can miss
+        repeated iterations. Recording, it sees every one."""
+        if self._active or self._suspended or self.escalation in ("pending", "open"):
+            return 0
+        return None
+
+    def resync(self, skipped: int, prefix: tuple, rhythm) -> None:
+        self.recorder.step = self.session.step
 
     def _open_window(self) -> None:
         if not self._active:

@@ -101,6 +101,28 @@ class Observer:
     def on_call(self, event: CallEvent) -> None:
         pass
 
+    # --- iterations that repeat (session/rhythm.py) ------------------------------------------
+
+    # The events it still gets while it sleeps through repeated iterations (e.g. "before_backward",
+    # to read every loss): their state must then be kept by them alone, `resync` counting the rest.
+    steady_events: frozenset[str] = frozenset()
+
+    def wake_in(self, rhythm) -> int | None:
+        """How many iterations repeating the loop's pattern this observer can miss before it must
+        see one in full: 0 (the default) for none, it sees every event; None for any number.
+
+        Asked when the pattern has settled and after each repeated iteration it saw. `rhythm`
+        tells what one iteration holds: `steps` (optimizer id -> its steps per iteration),
+        `backwards`, and where the next iteration starts (`step`, `backward_index`). Anything
+        that differs from the pattern brings every observer back at once, with `resync`."""
+        return 0
+
+    def resync(self, skipped: int, prefix: tuple, rhythm) -> None:
+        """Before the next event it sees: `skipped` whole iterations, each repeating the pattern,
+        went by unseen, and then the events whose keys are `prefix` (the start of the iteration in
+        progress, which matched the pattern until something differed: `("step", optimizer id,
+        where)`, `("backward", where, ...)`, `("call", kind, method, target id, where)`)."""
+
     def explain_exception(self, exc: BaseException, where: Location) -> list[Finding]:
         """Findings that explain the user's exception with what this observer saw."""
         return []

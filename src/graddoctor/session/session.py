@@ -21,8 +21,10 @@ from graddoctor.internal import record_internal_error
 from graddoctor.locate import Location
 from graddoctor.session import dispatch, torch_private
 from graddoctor.session.discovered import Discovered
+from graddoctor.session.manual_steps import ManualUpdates
 from graddoctor.session.observer import BackwardEvent, CallEvent, Observer, StepEvent
 from graddoctor.session.registry import OptimizerRecord, remember_creation
+from graddoctor.session.rhythm import Rhythm, enabled_by_environment
 
 T = TypeVar("T")
 D = TypeVar("D")
@@ -54,6 +56,7 @@ class Session:
         max_steps: int | None = None,
         namespace: dict | None = None,
         conclude: Callable[[list[Finding]], list[Finding]] | None = None,
+        fingerprint: bool | None = None,
     ) -> None:
         self.observers = list(observers)
         self.max_steps = max_steps
@@ -74,6 +77,9 @@ class Session:
         self._handlers: dict[str, list] = {}
         self._handlers_of: list | None = None
         self._handlers_n = 0
+        # repeated iterations skip the observers that can miss them (session/rhythm.py);
+        # `fingerprint=False` (or GRADDOCTOR_FINGERPRINT=0) sends every event to every observer
+        self.rhythm = Rhythm(self, enabled_by_environment() if fingerprint is None else fingerprint)
 
     # --- lifetime -------------------------------------------------------------------------
 
@@ -95,6 +101,7 @@ class Session:
             dispatch.flush_manual_step()  # a manual step in progress ends with the session
         except StopRun:
             pass  # it was the --max-steps-th: the session ends here anyway
+        self.rhythm.catch_up()  # the observers that slept through repeated iterations are told before they stop
         self.attached = False
         try:
             for observer in self._live():
@@ -154,6 +161,7 @@ class Session:
         remember_creation(optimizer, where)
         self.discovered.adopt(optimizer)
         record = next(r for r in self.optimizers() if r.optimizer is optimizer)
+        self.rhythm.disrupt()
         for observer in self._live():
             self._call(observer, "on_optimizer_created", lambda: observer.on_optimizer_created(record))
 
@@ -164,43 +172,71 @@ class Session:
         if event.index == 0:
             self._call(None, "discover_models", self.discovered.discover_models)
         self.last_backward = event
-        self._dispatch("before_backward", event)
+        rhythm = self.rhythm
+        if not rhythm.enabled:
+            self._dispatch("before_backward", event)
+            return
+        loss, extra = event.loss, event.extra
+        key = ("backward", event.where, event.retain_graph, event.create_graph, event.grad_mode,
+               type(loss.grad_fn) if isinstance(loss, torch.Tensor) else type(loss),
+               extra.get("gradient") is None, extra.get("inputs") is None)
+        self._keyed("before_backward", event, key)
 
     def after_backward(self, event: BackwardEvent) -> None:
-        self._dispatch("after_backward", event)
+        rhythm = self.rhythm
+        self._dispatch("after_backward", event,
+                       rhythm.after("after_backward", self._full("after_backward")) if rhythm.steady else None)
 
     def backward_failed(self, event: BackwardEvent, exc: BaseException) -> None:
         self.failed_backward = (event, exc)
+        self.rhythm.block()
 
     def begin_step(self, optimizer: torch.optim.Optimizer, where: Location) -> None:
         if self.discovered.first_step(optimizer):
             self._call(None, "discover_models", self.discovered.discover_models)
             self._call(None, "name_optimizer", lambda: self.discovered.name_optimizer(optimizer))
         event = self._current_step = StepEvent(optimizer, where, self.step)
-        self._dispatch("before_step", event)
+        if isinstance(optimizer, ManualUpdates):
+            self.rhythm.block()  # a manual update: its parameters are found by watching them, not by a call
+        if self.rhythm.enabled:
+            # the models' modes: a model left in eval mode differs here
+            self._keyed("before_step", event, ("step", id(optimizer), where, self.rhythm.modes()))
+        else:
+            self._dispatch("before_step", event)
 
     def end_step(self, optimizer: torch.optim.Optimizer) -> None:
         self.discovered.count_step(optimizer)
         self.steps_taken += 1
         event = self._current_step
         if event is not None and event.optimizer is optimizer:
-            self._dispatch("after_step", event)
+            rhythm = self.rhythm
+            self._dispatch("after_step", event,
+                           rhythm.after("after_step", self._full("after_step")) if rhythm.steady else None)
+        counts = self.discovered.steps_by_optimizer
+        if len(counts) < 2 or counts.get(id(optimizer), 0) <= min(counts.values()):
+            # an iteration ends with the step of the optimizer that steps least often (a GAN's generator)
+            self.rhythm.end_iteration()
         if self.max_steps is not None and self.steps_taken >= self.max_steps:
             raise StopRun(f"stopped after {self.steps_taken} optimizer steps (--max-steps)")
 
     def on_call(self, event: CallEvent) -> None:
         event.step = self.step
-        self._dispatch("on_call", event)
+        if self.rhythm.enabled:
+            self._keyed("on_call", event, ("call", event.kind, event.method, id(event.target), event.where))
+        else:
+            self._dispatch("on_call", event)
 
     # --- results ----------------------------------------------------------------------------
 
     def explain_exception(self, exc: BaseException, where: Location) -> list[Finding]:
+        self.rhythm.catch_up()
         out: list[Finding] = []
         for observer in self._live():
             self._call(observer, "explain_exception", lambda: observer.explain_exception(exc, where), store=out.extend)
         return out
 
     def findings(self) -> list[Finding]:
+        self.rhythm.catch_up()
         out: list[Finding] = []
         for observer in self._live():
             self._call(observer, "findings", observer.findings, store=out.extend)
@@ -210,6 +246,7 @@ class Session:
 
     def layer_rows(self) -> list:
         """The per-layer table (one row per module that owns parameters), from the observer keeping it."""
+        self.rhythm.catch_up()
         for observer in self._live():
             rows: list = []
             self._call(observer, "layer_rows", observer.layer_rows, store=lambda found: rows.extend(found or []))
@@ -219,8 +256,8 @@ class Session:
 
     # --- never let our own failure become the user's ------------------------------------------
 
-    def _dispatch(self, event_name: str, event) -> None:
-        """An event of the training step to the observers that listen to it.
+    def _full(self, event_name: str) -> list:
+        """[(observer, bound method)] of every live observer that listens to `event_name`.
 
         The hot path: each observer's bound method is looked up once, and again only when the
         set of observers changes or one fails (observers that keep the base class's no-op are
@@ -229,11 +266,64 @@ class Session:
         handlers = self._handlers.get(event_name)
         if handlers is None or self._handlers_of is not self.observers or len(self.observers) != self._handlers_n:
             handlers = self._listeners(event_name)
+        return handlers
+
+    def _keyed(self, event_name: str, event, key: tuple) -> None:
+        """An event that is part of the iteration's fingerprint: noted, or (steady) compared and handed
+        to the observers the rhythm picks."""
+        rhythm = self.rhythm
+        if rhythm.steady:
+            full = self._handlers.get(event_name)
+            if full is None or self._handlers_of is not self.observers or len(self.observers) != self._handlers_n:
+                full = self._listeners(event_name)
+            self._dispatch(event_name, event, rhythm.handlers(event_name, key, full))
+        else:
+            rhythm.note(key)
+            self._dispatch(event_name, event)
+
+    def _dispatch(self, event_name: str, event, handlers: list | None = None) -> None:
+        """An event of the training step to the observers that listen to it (to `handlers`, those of them
+        the rhythm picked, when given)."""
+        if handlers is None:
+            handlers = self._handlers.get(event_name)
+            if handlers is None or self._handlers_of is not self.observers or len(self.observers) != self._handlers_n:
+                handlers = self._listeners(event_name)
+            for observer, method in handlers:
+                try:
+                    method(event)
+                except Exception:
+                    self._fail(observer, event_name)
+            return
+        rhythm = self.rhythm
+        keyed = rhythm.steady and not event_name.startswith("after_")
+        rhythm.dispatching = keyed
         for observer, method in handlers:
             try:
                 method(event)
             except Exception:
                 self._fail(observer, event_name)
+        rhythm.dispatching = False
+        if keyed and not rhythm.steady:
+            # an observer saw a symptom during this event and woke every other: the ones it skipped get it too
+            called = {id(o) for o, _ in handlers}
+            for observer, method in self._full(event_name):
+                if id(observer) not in called:
+                    try:
+                        method(event)
+                    except Exception:
+                        self._fail(observer, event_name)
+
+    def _wake_in(self, observer: Observer, rhythm) -> int | None:
+        """How many repeated iterations `observer` can miss (0 when it fails to say)."""
+        try:
+            return observer.wake_in(rhythm)
+        except Exception:
+            self._fail(observer, "wake_in")
+            return 0
+
+    def _resync(self, observer: Observer, skipped: int, prefix: tuple) -> None:
+        if id(observer) not in self._failed:
+            self._call(observer, "resync", lambda: observer.resync(skipped, prefix, self.rhythm))
 
     def _listeners(self, event_name: str) -> list:
         if self._handlers_of is not self.observers or len(self.observers) != self._handlers_n:
@@ -262,6 +352,7 @@ class Session:
         if observer is not None:
             self._failed.add(id(observer))
             self._handlers = {}  # a failed observer is never called again
+            self.rhythm._lists = {}
         owner = type(observer).__name__ + "." if observer is not None else ""
         record_internal_error(self, f"{owner}{what}")
 

@@ -99,6 +99,12 @@ class BatchDimensionMixUp(Observer):
             self._optimizers[id(event.optimizer)] = weakref.ref(event.optimizer)
             self._discover()
 
+    def wake_in(self, rhythm) -> int | None:
+        """Its session events look for models at the first backward and at a new optimizer's first step; a
+        repeated iteration has neither (a new optimizer changes the pattern). The loss calls it reads are not
+        session events: it always gets them."""
+        return None
+
     def _discover(self) -> None:
         for root in self.session.models().values():
             seen = self._seen_roots.get(id(root))

@@ -91,6 +91,13 @@ class WrongOptimizerStepped(Observer):
                 if w.name is None:
                     w.name = _name_at(w.created_at, assigned=True) or _variable_for(w.optimizer(), event.where)
 
+    def wake_in(self, rhythm) -> int | None:
+        """Once every watched optimizer has stepped it has nothing left to judge (a new optimizer
+        changes the pattern); until then, a gradient wasted at each iteration counts: every one."""
+        if self._known == len(self.session.optimizers()) and all(w.stepped for w in self._watched.values()):
+            return None
+        return 0
+
     # --- the judgement ----------------------------------------------------------------------
 
     def _watch(self, records) -> None:

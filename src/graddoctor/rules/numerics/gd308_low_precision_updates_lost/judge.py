@@ -90,6 +90,30 @@ class LowPrecisionUpdatesLost(Observer):
         if st.taken:
             st.where = st.where or event.where
 
+    def wake_in(self, rhythm) -> int | None:
+        """It measures the first steps of each optimizer and then one in `every`: it sees the repeated
+        iterations that hold such a step and counts the others' steps in `resync`."""
+        wake = None
+        for key, per in rhythm.steps.items():
+            entry = self.optimizers.get(key)
+            if entry is None or entry[0]() is None:
+                return 0
+            st = entry[1]
+            if st.master:
+                continue  # master weights: never measured again
+            for j in range(self.every + 1):
+                if any(k <= self.first or k % self.every == 0
+                       for k in range(st.steps + j * per + 1, st.steps + (j + 1) * per + 1)):
+                    wake = j if wake is None else min(wake, j)
+                    break
+        return wake
+
+    def resync(self, skipped: int, prefix: tuple, rhythm) -> None:
+        for key, per in rhythm.steps.items():
+            entry = self.optimizers.get(key)
+            if entry is not None:
+                entry[1].steps += skipped * per + sum(1 for k in prefix if k[0] == "step" and k[1] == key)
+
     def after_step(self, event: StepEvent) -> None:
         entry = self.optimizers.get(id(event.optimizer))
         if entry is None or entry[0]() is not event.optimizer or not entry[1].taken:

@@ -116,6 +116,26 @@ class Fp16WithoutGradScaler(Observer):
         self.step_at = self.step_at or event.where
         self._drain(wait=False)
 
+    def wake_in(self, rhythm) -> int | None:
+        """Once an enabled GradScaler was seen it has nothing left to do; else it measures the first steps
+        and one in `every` (when the step's forward ran under float16 autocast): it sees the repeated
+        iterations that hold such a step and counts the others' steps in `resync`."""
+        if self.scaler:
+            return None
+        per = sum(rhythm.steps.values())
+        for j in range(self.every + 1):
+            if any(k <= max(self.first, _HOOK_STEPS) or k % self.every == 0
+                   for k in range(self.steps + j * per + 1, self.steps + (j + 1) * per + 1)):
+                return j
+        return self.every
+
+    def resync(self, skipped: int, prefix: tuple, rhythm) -> None:
+        self.steps += skipped * sum(rhythm.steps.values()) + sum(1 for k in prefix if k[0] == "step")
+        if not prefix:
+            # at an iteration's start: what its forwards run under is what its step judges, as when
+            # every step resets the flag
+            self.fp16 = False
+
     def _drain(self, wait: bool) -> None:
         while self.readouts and (wait or self.readouts[0][0].ready()):
             readout, step = self.readouts.pop(0)
