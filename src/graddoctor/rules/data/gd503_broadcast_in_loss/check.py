@@ -74,7 +74,7 @@ def _linear_to_one(expr: ast.expr) -> bool:
 
 def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = 8,
                      datasets: bool = True) -> bool:
-    if datasets and _scalar_dataset_item(a, unit, expr, line, depth):
+    if datasets and (_scalar_dataset_item(a, unit, expr, line, depth) or _tensor_dataset_item(a, unit, expr, line, depth)):
         return True
     origin = _origin(a, unit, expr, line)
     if origin is None and depth > 0:
@@ -89,7 +89,7 @@ def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, dep
         if name == "squeeze" and isinstance(func, ast.Attribute) and _squeezes_last(origin):
             return _column(a, unit, func.value, line, depth - 1) is not None  # critic(obs).squeeze(-1): (N, 1) -> (N,)
     if isinstance(origin, ast.BinOp) and depth > 0:
-        return _one_dimensional_arithmetic(a, unit, origin, line, depth - 1)
+        return _one_dimensional_arithmetic(a, unit, origin, line, depth - 1) or _td_target(a, unit, origin, line)
     if isinstance(origin, ast.Compare) and len(origin.comparators) == 1 and depth > 0:
         sides = [origin.left, origin.comparators[0]]  # `torch.rand(32) < 0.1`: the shape of the tensor side
         one_d = [_one_dimensional(a, unit, x, line, depth - 1, False) for x in sides]
@@ -149,6 +149,11 @@ def _column(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int =
         index = origin.args[1] if len(origin.args) > 1 else keyword(origin, "index")
         if dim is not None and _int_constant(dim) and index is not None and _column(a, unit, index, line, depth - 1):
             return "is gathered with a column of indices"
+        if (_constant_one(dim) and _unsqueezed_column(index) and isinstance(receiver, ast.Call)
+                and _network_call(a, receiver)):
+            # `q(obs).gather(1, actions.unsqueeze(1))`: the index of a network's (N, A) output must be
+            # two-dimensional, so what was unsqueezed was (N,) and the gathered values are (N, 1)
+            return "is gathered with a column of indices"
     if name == "unsqueeze" and _squeezes_last(origin) and _one_dimensional(a, unit, receiver, line, depth - 1, False):
         return "is a one-dimensional tensor unsqueezed to a column"
     if name in ("argmax", "argmin") and not origin.args and _keeps_dim_one(origin):
@@ -156,6 +161,76 @@ def _column(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int =
         if isinstance(model, ast.Call) and is_model_call(a, model):
             return "is an index column picked with `keepdim=True`"
     return None
+
+
+def _constant_one(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 1
+
+
+def _unsqueezed_column(index: ast.expr | None) -> bool:
+    """`actions.unsqueeze(1)`, `a.unsqueeze(-1)`, `a[:, None]`, `a.view(-1, 1)`: an index made a column."""
+    if isinstance(index, ast.Call) and isinstance(index.func, ast.Attribute):
+        if index.func.attr == "unsqueeze":
+            return _squeezes_last(index)
+        if index.func.attr in ("view", "reshape") and len(index.args) == 2:
+            first, second = index.args
+            return _constant_one(second) and isinstance(first, ast.UnaryOp) and _constant_one(first.operand)
+    return False
+
+
+def _network_call(a: FileAnalysis, call: ast.Call) -> bool:
+    """A call of a network: `model(x)` as lint knows it, or an attribute every assignment of which is a
+    helper of this file that returns a network (`self.q = q_network()`, `def q_network(): return nn.Sequential(...)`)."""
+    if is_model_call(a, call):
+        return True
+    key = dotted(call.func)
+    values = [b.value for u in a.units for b in u.bindings.get(key, ())] if key else []
+    if not values:
+        return False
+    for value in values:
+        helper = a.functions.get(value.func.id) if isinstance(value, ast.Call) and type(value.func) is ast.Name else None
+        rets = returned(a, helper) if helper is not None else []
+        if not rets or not all(isinstance(r.value, ast.Call) and a.names.classify_call(r.value) == "module" for r in rets):
+            return False
+    return True
+
+
+def _batch_vector(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> bool:
+    """`target_net(s).max(1).values`, `.max(dim=1)[0]`, `.amax(1)`, `.sum(1)`, `.mean(1)` of a network's
+    output: one value per row, shape (N,) with N the batch."""
+    origin = _origin(a, unit, expr, line)
+    if isinstance(origin, ast.Attribute) and origin.attr == "values":
+        origin = origin.value
+    elif isinstance(origin, ast.Subscript) and isinstance(origin.slice, ast.Constant) and origin.slice.value == 0:
+        origin = origin.value
+    elif not (isinstance(origin, ast.Call) and call_name(origin) in _REDUCTIONS):
+        return False
+    if not (isinstance(origin, ast.Call) and isinstance(origin.func, ast.Attribute)):
+        return False
+    if call_name(origin) not in _REDUCTIONS | {"max", "min"}:
+        return False
+    dim = origin.args[0] if origin.args else keyword(origin, "dim")
+    keep = keyword(origin, "keepdim")
+    if not _constant_one(dim) or len(origin.args) > 1 or isinstance(keep, ast.Constant) and keep.value is True:
+        return False
+    network = _origin(a, unit, origin.func.value, line)
+    return isinstance(network, ast.Call) and _network_call(a, network)
+
+
+def _td_target(a: FileAnalysis, unit: Unit, op: ast.BinOp, line: int, depth: int = 4) -> bool:
+    """`rewards + gamma * (1 - dones) * target_net(s).max(1).values`: element-wise arithmetic with one term a
+    batch vector (`_batch_vector`) is (N,) whatever the other terms are, unless one of them is a column
+    (then the target itself is already (N, N))."""
+    if depth <= 0 or not isinstance(op.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        return False
+    found = False
+    for side in (op.left, op.right):
+        if _column(a, unit, side, line) is not None:
+            return False
+        inner = _origin(a, unit, side, line) if isinstance(side, ast.Name) else side
+        if _batch_vector(a, unit, side, line) or isinstance(inner, ast.BinOp) and _td_target(a, unit, inner, line, depth - 1):
+            found = True
+    return found
 
 
 def _keeps_dim_one(call: ast.Call) -> bool:
@@ -264,6 +339,64 @@ def _scalar_dataset_item(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int,
     items = [r.value.elts[index] for r in returned(a, getitem)
              if isinstance(r.value, ast.Tuple) and index < len(r.value.elts)]
     return bool(items) and all(_row_of_one_dimensional(a, init_unit, item, depth) for item in items)
+
+
+def _tensor_dataset_item(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> bool:
+    """`for num, cat, price in loader` or `num, cat, price = batch` (a batch of such a loop, also passed to a
+    helper as its parameter) where the loader's dataset is `TensorDataset(t0, t1, t2)`: the i-th item of a
+    batch has the rows of `ti`, so a one-dimensional `ti` gives an (N,) batch item."""
+    expr = strip_to(expr)
+    if not isinstance(expr, ast.Name) or depth <= 0:
+        return False
+    b = a.binding_before(unit, expr.id, line)
+    if b is None or b.line > line:
+        return False
+    if isinstance(b.stmt, ast.For):
+        index, iterable = _loop_position(b.stmt, expr.id)
+        loaders = [(iterable, unit, b.line)] if index is not None else []
+    elif isinstance(b.stmt, ast.Assign) and b.value is b.stmt.value and isinstance(b.value, ast.Name):
+        index = unpacked_index(b.stmt, expr.id)
+        loaders = _batches_of(a, unit, b.value, b.line, 3) if index is not None and index >= 0 else []
+    else:
+        return False
+    if not loaders:
+        return False
+    for iterable, where, at in loaders:
+        loader = _built_by(a, where, iterable, at, 3)
+        if not (isinstance(loader, ast.Call) and call_name(loader) == "DataLoader"):
+            return False
+        dataset = loader.args[0] if loader.args else keyword(loader, "dataset")
+        made = _built_by(a, where, dataset, loader.lineno, 3) if dataset is not None else None
+        at_made, made_unit = loader.lineno, where
+        if isinstance(made, ast.Call) and call_name(made) != "TensorDataset":
+            found = returned_value(a, made, where)  # `make_dataset()` of this file returning the TensorDataset
+            made, at_made, made_unit = found if found is not None else (None, 0, None)
+        if not (isinstance(made, ast.Call) and call_name(made) == "TensorDataset") or index >= len(made.args):
+            return False
+        if any(isinstance(x, ast.Starred) for x in made.args[:index + 1]):
+            return False
+        if not _one_dimensional(a, made_unit, made.args[index], at_made, depth - 1, datasets=False):
+            return False
+    return True
+
+
+def _batches_of(a: FileAnalysis, unit: Unit, name: ast.Name, line: int, depth: int) -> list:
+    """The loaders a whole-batch name iterates, as `(iterable, unit, line)`: `for batch in loader`, or a
+    parameter every call site of its function passes such a name."""
+    if depth <= 0:
+        return []
+    b = a.binding_before(unit, name.id, line)
+    if b is not None:
+        if isinstance(b.stmt, ast.For) and isinstance(b.stmt.target, ast.Name) and b.stmt.target.id == name.id:
+            return [(b.stmt.iter, unit, b.line)]
+        return []
+    out = []
+    for given, at, caller in passed_to(a, unit, name.id):
+        found = _batches_of(a, caller, given, at, depth - 1) if isinstance(given, ast.Name) else []
+        if not found:
+            return []
+        out += found
+    return out
 
 
 def _loop_position(stmt: ast.For, name: str) -> tuple[int | None, ast.expr]:
