@@ -291,9 +291,11 @@ def without_graph(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth:
             why.append(Cause("number", expr, unit, line))
         return True
     if why is not None and (kind is ast.Attribute and expr.attr == "data" or kind is ast.Call and _detached(expr)
-                            or kind is ast.Call and _indices(expr) or kind is ast.Compare):
-        why.append(Cause("cut", expr, unit, line))  # `.detach()`, `.data`, argmax indices, a comparison: cut here
+                            or kind is ast.Call and _indices(expr)):
+        why.append(Cause("cut", expr, unit, line))  # `.detach()`, `.data`, argmax indices: cut here
         return True
+    if kind is ast.Compare and why is not None:  # `(d2 < 25).float()` of data: a mask without history
+        return all(without_graph(a, unit, x, line, depth - 1, why) for x in [expr.left, *expr.comparators])
     if kind is ast.BinOp:
         return without_graph(a, unit, expr.left, line, depth - 1, why) and without_graph(
             a, unit, expr.right, line, depth - 1, why)
