@@ -14,7 +14,7 @@ import re
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted, keyword, strip_to
-from graddoctor.lint.analysis.returns import passed_to, returned, returned_value, unpacked_index
+from graddoctor.lint.analysis.returns import instance_class, passed_to, returned, returned_value, unpacked_index
 from graddoctor.lint.analysis.scan import lines_matching, walk_lines
 from graddoctor.lint.analysis.values import is_model_call
 from graddoctor.lint.analysis.model_outputs import made_by
@@ -96,7 +96,10 @@ def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, dep
         return any(one_d) and all(o or _scalar(x, a, unit, line) for o, x in zip(one_d, sides))
     for _ in range(3):  # y[i:i + 32] keeps what y is
         if isinstance(origin, ast.Subscript) and isinstance(origin.slice, ast.Slice):
-            origin = _origin(a, unit, origin.value, line)
+            inner = _origin(a, unit, origin.value, line)
+            if inner is None:  # a slice of a parameter or of an unpacked item: what that is
+                return depth > 0 and _one_dimensional(a, unit, origin.value, line, depth - 1, datasets)
+            origin = inner
     if isinstance(origin, ast.Subscript) and isinstance(origin.slice, ast.Tuple):
         parts = origin.slice.elts
         # data[:, -1] or data[i:j, 3]: one column of a table, a 1-D target
@@ -121,7 +124,7 @@ def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, dep
 
 
 _SAME_SHAPE = frozenset({"zeros_like", "ones_like", "randn_like", "rand_like", "full_like", "empty_like", "abs", "exp",
-                         "log", "sigmoid", "tanh", "clamp", "clip", "sign", "sqrt"})
+                         "log", "sigmoid", "tanh", "clamp", "clip", "sign", "sqrt", "sin", "cos"})
 _SAME_SHAPE_METHODS = frozenset({"clamp", "clip", "abs", "exp", "log", "sigmoid", "tanh", "float", "double", "detach",
                                  "clone", "to", "cpu", "cuda", "neg", "sqrt", "contiguous"})
 _MODULES_OF_FUNCTIONS = frozenset({"torch", "F", "np", "numpy", "math"})
@@ -514,6 +517,16 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         if unit is None:
             continue
         line = node.lineno
+        if _inserted_one(a, unit, pred, line) and _two_dimensional(a, unit, target, line):
+            r.add(
+                CODE,
+                f"`{r.segment(pred)}` comes from a model whose forward returns `....unsqueeze(1)`, shape (N, 1, D), and "
+                f"`{r.segment(target)}` is two-dimensional, shape (N, D): they broadcast to (N, N, D), so every "
+                "prediction is compared with every target instead of its own.",
+                node,
+                hint=f"Give both the same shape: drop the `unsqueeze(1)` (or compare with `{r.segment(target)}.unsqueeze(1)`).",
+            )
+            continue
         column = _column(a, unit, pred, line)
         if column is not None and _one_dimensional(a, unit, target, line):
             r.add(
@@ -524,6 +537,91 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 node,
                 hint=f"Give both the same shape: `{r.segment(pred)}.squeeze(-1)` (or `{r.segment(target)}.unsqueeze(-1)`).",
             )
+
+
+def _inserted_one(a: FileAnalysis, unit: Unit, pred: ast.expr, line: int) -> bool:
+    """The prediction is a model call, unreshaped, and every `return` of the forward that makes it (through a
+    head module of this file: `self.head = HorizonHead(...)`) is `self.layer(h).unsqueeze(1)`: (N, 1, D)."""
+    origin = _origin(a, unit, pred, line)
+    if not (isinstance(origin, ast.Call) and is_model_call(a, origin)):
+        return False
+    info = instance_class(a, origin.func)
+    found = _forward_returns(a, info, 2) if info is not None else []
+    return bool(found) and all(_unsqueezed_layer(o) for o in found)
+
+
+def _forward_returns(a: FileAnalysis, info, depth: int) -> list[ast.expr]:
+    """What the `forward` of class `info` returns; a `return self.head(h)` where `__init__` builds
+    `self.head` from another module class of this file is followed into that class's forward."""
+    forward = info.methods.get("forward") if info.is_module else None
+    if forward is None:
+        return []
+    init = info.methods.get("__init__")
+    init_unit = a.method_unit(init) if init is not None else None
+    out = []
+    for ret in returned(a, forward):
+        value = ret.value
+        key = dotted(value.func) if isinstance(value, ast.Call) else None
+        built = init_unit.bindings.get(key) if init_unit is not None and key and key.startswith("self.") else None
+        ctor = strip_to(built[-1].value) if built and len(built) == 1 else None
+        inner = a.classes.get(call_name(ctor)) if isinstance(ctor, ast.Call) and type(ctor.func) is ast.Name else None
+        if inner is not None and depth > 0:
+            found = _forward_returns(a, inner, depth - 1)
+            if not found:
+                return []
+            out += found
+        else:
+            out.append(value)
+    return out
+
+
+def _unsqueezed_layer(expr: ast.expr) -> bool:
+    """`self.proj(h).unsqueeze(1)`: a layer's output given a dimension of size one after the batch."""
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "unsqueeze"):
+        return False
+    dim = expr.args[0] if expr.args else keyword(expr, "dim")
+    inner = expr.func.value
+    layer = dotted(inner.func) if isinstance(inner, ast.Call) else None
+    return _constant_one(dim) and bool(layer) and layer.startswith("self.") and layer.count(".") == 1
+
+
+def _two_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = 6) -> bool:
+    """(N, D) targets: `torch.stack([...])` of one-dimensional rows (`series[i:i + H]`), rows of such a tensor
+    picked by an index tensor (`y[idx]`), an item of a tuple a helper returns, or a parameter every call
+    site gives one."""
+    if depth <= 0:
+        return False
+    origin = _origin(a, unit, expr, line)
+    if origin is None:
+        expr = strip_to(expr)
+        if type(expr) is not ast.Name:
+            return False
+        b = a.binding_before(unit, expr.id, line)
+        if b is not None:
+            index = unpacked_index(b.stmt, expr.id) if isinstance(b.stmt, ast.Assign) else None
+            if index is None or index < 0 or b.line > line:
+                return False
+            items = _items(a, unit, b.value, index, b.line, depth)
+            return bool(items) and all(_two_dimensional(a, u, v, at, depth - 1) for v, at, u in items)
+        passed = passed_to(a, unit, expr.id)
+        return bool(passed) and all(_two_dimensional(a, u, given, at, depth - 1) for given, at, u in passed)
+    if isinstance(origin, ast.Subscript) and isinstance(strip_to(origin.slice), ast.Name):
+        return _two_dimensional(a, unit, origin.value, line, depth - 1)  # y[idx]: rows of y
+    if isinstance(origin, ast.Subscript) and isinstance(origin.slice, ast.Slice):
+        return _two_dimensional(a, unit, origin.value, line, depth - 1)  # y[i:i + 64]
+    if (isinstance(origin, ast.Call) and call_name(origin) == "stack" and isinstance(origin.func, ast.Attribute)
+            and dotted(origin.func.value) == "torch" and origin.args and not _nonzero_dim(origin)):
+        rows = origin.args[0]
+        if isinstance(rows, (ast.ListComp, ast.GeneratorExp)):
+            return _one_dimensional(a, unit, rows.elt, line, datasets=False)
+        if isinstance(rows, (ast.List, ast.Tuple)) and rows.elts:
+            return all(_one_dimensional(a, unit, e, line, datasets=False) for e in rows.elts)
+    return False
+
+
+def _nonzero_dim(call: ast.Call) -> bool:
+    dim = call.args[1] if len(call.args) > 1 else keyword(call, "dim")
+    return dim is not None and not (isinstance(dim, ast.Constant) and dim.value == 0)
 
 
 def _unit_of(a: FileAnalysis, node: ast.AST) -> Unit | None:
