@@ -273,6 +273,13 @@ def _one_dimensional_elsewhere(a: FileAnalysis, unit: Unit, expr: ast.expr, line
     """What a name holds when its function does not show it: an item of a tuple a helper of this file
     returns (`adv, returns = gae(...)`), or a parameter every call site of the function gives a
     one-dimensional value (`value_loss(critic, obs, returns, old_values)`)."""
+    return _elsewhere(a, unit, expr, line, depth,
+                      lambda u, v, at: _one_dimensional(a, u, v, at, depth, datasets=False))
+
+
+def _elsewhere(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int, judge) -> bool:
+    """`judge(unit, value, line)` of every value a name may hold when its function does not show it: its item
+    of a tuple a helper of this file returns, or what every call site passes to it as a parameter."""
     expr = strip_to(expr)
     if type(expr) is not ast.Name:
         return False
@@ -282,9 +289,9 @@ def _one_dimensional_elsewhere(a: FileAnalysis, unit: Unit, expr: ast.expr, line
         if index is None or index < 0 or b.line > line:
             return False
         items = _items(a, unit, b.value, index, b.line, depth)
-        return bool(items) and all(_one_dimensional(a, u, v, at, depth, datasets=False) for v, at, u in items)
+        return bool(items) and all(judge(u, v, at) for v, at, u in items)
     passed = passed_to(a, unit, expr.id)
-    return bool(passed) and all(_one_dimensional(a, u, given, at, depth, datasets=False) for given, at, u in passed)
+    return bool(passed) and all(judge(u, given, at) for given, at, u in passed)
 
 
 def _one_dimensional_arithmetic(a: FileAnalysis, unit: Unit, op: ast.BinOp, line: int, depth: int) -> bool:
@@ -593,18 +600,7 @@ def _two_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, dep
         return False
     origin = _origin(a, unit, expr, line)
     if origin is None:
-        expr = strip_to(expr)
-        if type(expr) is not ast.Name:
-            return False
-        b = a.binding_before(unit, expr.id, line)
-        if b is not None:
-            index = unpacked_index(b.stmt, expr.id) if isinstance(b.stmt, ast.Assign) else None
-            if index is None or index < 0 or b.line > line:
-                return False
-            items = _items(a, unit, b.value, index, b.line, depth)
-            return bool(items) and all(_two_dimensional(a, u, v, at, depth - 1) for v, at, u in items)
-        passed = passed_to(a, unit, expr.id)
-        return bool(passed) and all(_two_dimensional(a, u, given, at, depth - 1) for given, at, u in passed)
+        return _elsewhere(a, unit, expr, line, depth, lambda u, v, at: _two_dimensional(a, u, v, at, depth - 1))
     if isinstance(origin, ast.Subscript) and isinstance(strip_to(origin.slice), ast.Name):
         return _two_dimensional(a, unit, origin.value, line, depth - 1)  # y[idx]: rows of y
     if isinstance(origin, ast.Subscript) and isinstance(origin.slice, ast.Slice):
