@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 from graddoctor.lint.analysis.model import FileAnalysis, GradOff, Unit
 from graddoctor.lint.analysis.names import CONVERSIONS, NUMBER_BUILTINS, call_name, dotted
-from graddoctor.lint.analysis.returns import argument, callee, local_callee, returned, returned_value, unpacked_index
+from graddoctor.lint.analysis.returns import (
+    argument, callee, local_callee, passed_to, returned, returned_value, unpacked_index,
+)
 
 REWRAPS = frozenset({"tensor", "as_tensor", "Tensor", "FloatTensor", "DoubleTensor", "from_numpy", "asarray"})
 _DEPTH = 3
@@ -288,9 +290,12 @@ def without_graph(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth:
         if why is not None:
             why.append(Cause("number", expr, unit, line))
         return True
-    if why is not None and (kind is ast.Attribute and expr.attr == "data" or kind is ast.Call and _detached(expr)):
-        why.append(Cause("cut", expr, unit, line))  # `.detach()`, `.data`: cut here
+    if why is not None and (kind is ast.Attribute and expr.attr == "data" or kind is ast.Call and _detached(expr)
+                            or kind is ast.Call and _indices(expr)):
+        why.append(Cause("cut", expr, unit, line))  # `.detach()`, `.data`, argmax indices: cut here
         return True
+    if kind is ast.Compare and why is not None:  # `(d2 < 25).float()` of data: a mask without history
+        return all(without_graph(a, unit, x, line, depth - 1, why) for x in [expr.left, *expr.comparators])
     if kind is ast.BinOp:
         return without_graph(a, unit, expr.left, line, depth - 1, why) and without_graph(
             a, unit, expr.right, line, depth - 1, why)
@@ -318,6 +323,14 @@ class Cause:
     unit: Unit
     line: int
     off: GradOff | None = None
+
+
+def _indices(call: ast.Call) -> bool:
+    """`x.argmax(dim=-1)`, `torch.argmin(d, 1)`: integer indices, which never have a graph."""
+    func = call.func
+    if type(func) is not ast.Attribute or func.attr not in ("argmax", "argmin"):
+        return False
+    return dotted(func.value) != "torch" or bool(call.args)
 
 
 def _detached(call: ast.Call) -> bool:
@@ -421,7 +434,11 @@ def _name_without_graph(a: FileAnalysis, unit: Unit, key: str, line: int, depth:
         b = a.binding_before(unit, key, line - 1)
     if b is None and isinstance(unit.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         given = argument(a, unit, key)  # a helper's parameter: what the call we came through passed
-        return given is not None and without_graph(a, given[2], given[0], given[1], depth - 1, why)
+        if given is not None:
+            return without_graph(a, given[2], given[0], given[1], depth - 1, why)
+        # no call was stepped through (the function that calls backward): what every call site passes
+        passed = passed_to(a, unit, key) if why is not None else []
+        return bool(passed) and all(without_graph(a, u, v, at, depth - 1, why) for v, at, u in passed)
     if b is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)) or b.value is None:
         return False  # a parameter, a global, a loop variable: whatever it holds
     if why is not None and b.ctx.grad_off is not None and type(b.value) in (ast.Call, ast.BinOp):
@@ -432,7 +449,7 @@ def _name_without_graph(a: FileAnalysis, unit: Unit, key: str, line: int, depth:
         # `returns, rewards = run(policy)`: this name's item of what a helper of this file returns
         found = _helper_return(a, unit, b, key)
         if found is None:
-            return False
+            return why is not None and _unpacked_without_graph(a, unit, b, key, depth, why)
         value, ret_line, inner = found
         if not without_graph(a, inner, value, ret_line, depth - 1, why):
             return False
@@ -440,3 +457,16 @@ def _name_without_graph(a: FileAnalysis, unit: Unit, key: str, line: int, depth:
         return False
     return all(without_graph(a, unit, aug.value, aug.lineno, depth - 1, why) for aug in augmented(a, unit, key)) and all(
         without_graph(a, unit, c.args[-1], c.lineno, depth - 1, why) for c in _appended(a, unit, key))
+
+
+def _unpacked_without_graph(a: FileAnalysis, unit: Unit, b, key: str, depth: int, why) -> bool:
+    """`b, k, h, w = x.shape` (sizes are numbers); `yy, xx = torch.meshgrid(...)`, `cx, cy = torch.randint(...)`:
+    items of what a torch function makes from inputs without history (`torch.randint(8, 24, (2, n))`)."""
+    value = b.value
+    if type(value) is ast.Attribute and value.attr == "shape":
+        return True
+    if type(value) is ast.Call and type(value.func) is ast.Attribute and value.func.attr == "size" and not value.args:
+        return True
+    if type(value) is ast.Call and type(value.func) is ast.Attribute and dotted(value.func.value) == "torch":
+        return _call_without_graph(a, unit, value, b.line, depth - 1, why)
+    return False

@@ -104,6 +104,8 @@ def is_model_call(a: FileAnalysis, call: ast.Call) -> bool:
         return kind == "module"
     if isinstance(func, ast.Call):  # nn.Linear(3, 4)(x)
         return a.names.classify_call(func) == "module"
+    if type(func) is ast.Name and func.id == "self":  # `self(img)` in a method of an nn.Module class of this file
+        return any(info.is_module and "forward" in info.methods for info in a.classes.values())
     if type(func) is ast.Name and func.id in a.functions and gives_number(a, call, a.units[0]):
         return False  # `evaluate_model(...)` of this file returns a float: its name says model, its returns say number
     text = dotted(func)

@@ -14,7 +14,7 @@ import re
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted, keyword, strip_to
-from graddoctor.lint.analysis.returns import passed_to, returned, returned_value, unpacked_index
+from graddoctor.lint.analysis.returns import instance_class, passed_to, returned, returned_value, unpacked_index
 from graddoctor.lint.analysis.scan import lines_matching, walk_lines
 from graddoctor.lint.analysis.values import is_model_call
 from graddoctor.lint.analysis.model_outputs import made_by
@@ -74,7 +74,7 @@ def _linear_to_one(expr: ast.expr) -> bool:
 
 def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = 8,
                      datasets: bool = True) -> bool:
-    if datasets and _scalar_dataset_item(a, unit, expr, line, depth):
+    if datasets and (_scalar_dataset_item(a, unit, expr, line, depth) or _tensor_dataset_item(a, unit, expr, line, depth)):
         return True
     origin = _origin(a, unit, expr, line)
     if origin is None and depth > 0:
@@ -89,14 +89,17 @@ def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, dep
         if name == "squeeze" and isinstance(func, ast.Attribute) and _squeezes_last(origin):
             return _column(a, unit, func.value, line, depth - 1) is not None  # critic(obs).squeeze(-1): (N, 1) -> (N,)
     if isinstance(origin, ast.BinOp) and depth > 0:
-        return _one_dimensional_arithmetic(a, unit, origin, line, depth - 1)
+        return _one_dimensional_arithmetic(a, unit, origin, line, depth - 1) or _td_target(a, unit, origin, line)
     if isinstance(origin, ast.Compare) and len(origin.comparators) == 1 and depth > 0:
         sides = [origin.left, origin.comparators[0]]  # `torch.rand(32) < 0.1`: the shape of the tensor side
         one_d = [_one_dimensional(a, unit, x, line, depth - 1, False) for x in sides]
         return any(one_d) and all(o or _scalar(x, a, unit, line) for o, x in zip(one_d, sides))
     for _ in range(3):  # y[i:i + 32] keeps what y is
         if isinstance(origin, ast.Subscript) and isinstance(origin.slice, ast.Slice):
-            origin = _origin(a, unit, origin.value, line)
+            inner = _origin(a, unit, origin.value, line)
+            if inner is None:  # a slice of a parameter or of an unpacked item: what that is
+                return depth > 0 and _one_dimensional(a, unit, origin.value, line, depth - 1, datasets)
+            origin = inner
     if isinstance(origin, ast.Subscript) and isinstance(origin.slice, ast.Tuple):
         parts = origin.slice.elts
         # data[:, -1] or data[i:j, 3]: one column of a table, a 1-D target
@@ -121,7 +124,7 @@ def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, dep
 
 
 _SAME_SHAPE = frozenset({"zeros_like", "ones_like", "randn_like", "rand_like", "full_like", "empty_like", "abs", "exp",
-                         "log", "sigmoid", "tanh", "clamp", "clip", "sign", "sqrt"})
+                         "log", "sigmoid", "tanh", "clamp", "clip", "sign", "sqrt", "sin", "cos"})
 _SAME_SHAPE_METHODS = frozenset({"clamp", "clip", "abs", "exp", "log", "sigmoid", "tanh", "float", "double", "detach",
                                  "clone", "to", "cpu", "cuda", "neg", "sqrt", "contiguous"})
 _MODULES_OF_FUNCTIONS = frozenset({"torch", "F", "np", "numpy", "math"})
@@ -149,6 +152,11 @@ def _column(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int =
         index = origin.args[1] if len(origin.args) > 1 else keyword(origin, "index")
         if dim is not None and _int_constant(dim) and index is not None and _column(a, unit, index, line, depth - 1):
             return "is gathered with a column of indices"
+        if (_constant_one(dim) and _unsqueezed_column(index) and isinstance(receiver, ast.Call)
+                and _network_call(a, receiver)):
+            # `q(obs).gather(1, actions.unsqueeze(1))`: the index of a network's (N, A) output must be
+            # two-dimensional, so what was unsqueezed was (N,) and the gathered values are (N, 1)
+            return "is gathered with a column of indices"
     if name == "unsqueeze" and _squeezes_last(origin) and _one_dimensional(a, unit, receiver, line, depth - 1, False):
         return "is a one-dimensional tensor unsqueezed to a column"
     if name in ("argmax", "argmin") and not origin.args and _keeps_dim_one(origin):
@@ -156,6 +164,76 @@ def _column(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int =
         if isinstance(model, ast.Call) and is_model_call(a, model):
             return "is an index column picked with `keepdim=True`"
     return None
+
+
+def _constant_one(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 1
+
+
+def _unsqueezed_column(index: ast.expr | None) -> bool:
+    """`actions.unsqueeze(1)`, `a.unsqueeze(-1)`, `a[:, None]`, `a.view(-1, 1)`: an index made a column."""
+    if isinstance(index, ast.Call) and isinstance(index.func, ast.Attribute):
+        if index.func.attr == "unsqueeze":
+            return _squeezes_last(index)
+        if index.func.attr in ("view", "reshape") and len(index.args) == 2:
+            first, second = index.args
+            return _constant_one(second) and isinstance(first, ast.UnaryOp) and _constant_one(first.operand)
+    return False
+
+
+def _network_call(a: FileAnalysis, call: ast.Call) -> bool:
+    """A call of a network: `model(x)` as lint knows it, or an attribute every assignment of which is a
+    helper of this file that returns a network (`self.q = q_network()`, `def q_network(): return nn.Sequential(...)`)."""
+    if is_model_call(a, call):
+        return True
+    key = dotted(call.func)
+    values = [b.value for u in a.units for b in u.bindings.get(key, ())] if key else []
+    if not values:
+        return False
+    for value in values:
+        helper = a.functions.get(value.func.id) if isinstance(value, ast.Call) and type(value.func) is ast.Name else None
+        rets = returned(a, helper) if helper is not None else []
+        if not rets or not all(isinstance(r.value, ast.Call) and a.names.classify_call(r.value) == "module" for r in rets):
+            return False
+    return True
+
+
+def _batch_vector(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> bool:
+    """`target_net(s).max(1).values`, `.max(dim=1)[0]`, `.amax(1)`, `.sum(1)`, `.mean(1)` of a network's
+    output: one value per row, shape (N,) with N the batch."""
+    origin = _origin(a, unit, expr, line)
+    if isinstance(origin, ast.Attribute) and origin.attr == "values":
+        origin = origin.value
+    elif isinstance(origin, ast.Subscript) and isinstance(origin.slice, ast.Constant) and origin.slice.value == 0:
+        origin = origin.value
+    elif not (isinstance(origin, ast.Call) and call_name(origin) in _REDUCTIONS):
+        return False
+    if not (isinstance(origin, ast.Call) and isinstance(origin.func, ast.Attribute)):
+        return False
+    if call_name(origin) not in _REDUCTIONS | {"max", "min"}:
+        return False
+    dim = origin.args[0] if origin.args else keyword(origin, "dim")
+    keep = keyword(origin, "keepdim")
+    if not _constant_one(dim) or len(origin.args) > 1 or isinstance(keep, ast.Constant) and keep.value is True:
+        return False
+    network = _origin(a, unit, origin.func.value, line)
+    return isinstance(network, ast.Call) and _network_call(a, network)
+
+
+def _td_target(a: FileAnalysis, unit: Unit, op: ast.BinOp, line: int, depth: int = 4) -> bool:
+    """`rewards + gamma * (1 - dones) * target_net(s).max(1).values`: element-wise arithmetic with one term a
+    batch vector (`_batch_vector`) is (N,) whatever the other terms are, unless one of them is a column
+    (then the target itself is already (N, N))."""
+    if depth <= 0 or not isinstance(op.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        return False
+    found = False
+    for side in (op.left, op.right):
+        if _column(a, unit, side, line) is not None:
+            return False
+        inner = _origin(a, unit, side, line) if isinstance(side, ast.Name) else side
+        if _batch_vector(a, unit, side, line) or isinstance(inner, ast.BinOp) and _td_target(a, unit, inner, line, depth - 1):
+            found = True
+    return found
 
 
 def _keeps_dim_one(call: ast.Call) -> bool:
@@ -195,6 +273,13 @@ def _one_dimensional_elsewhere(a: FileAnalysis, unit: Unit, expr: ast.expr, line
     """What a name holds when its function does not show it: an item of a tuple a helper of this file
     returns (`adv, returns = gae(...)`), or a parameter every call site of the function gives a
     one-dimensional value (`value_loss(critic, obs, returns, old_values)`)."""
+    return _elsewhere(a, unit, expr, line, depth,
+                      lambda u, v, at: _one_dimensional(a, u, v, at, depth, datasets=False))
+
+
+def _elsewhere(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int, judge) -> bool:
+    """`judge(unit, value, line)` of every value a name may hold when its function does not show it: its item
+    of a tuple a helper of this file returns, or what every call site passes to it as a parameter."""
     expr = strip_to(expr)
     if type(expr) is not ast.Name:
         return False
@@ -204,9 +289,9 @@ def _one_dimensional_elsewhere(a: FileAnalysis, unit: Unit, expr: ast.expr, line
         if index is None or index < 0 or b.line > line:
             return False
         items = _items(a, unit, b.value, index, b.line, depth)
-        return bool(items) and all(_one_dimensional(a, u, v, at, depth, datasets=False) for v, at, u in items)
+        return bool(items) and all(judge(u, v, at) for v, at, u in items)
     passed = passed_to(a, unit, expr.id)
-    return bool(passed) and all(_one_dimensional(a, u, given, at, depth, datasets=False) for given, at, u in passed)
+    return bool(passed) and all(judge(u, given, at) for given, at, u in passed)
 
 
 def _one_dimensional_arithmetic(a: FileAnalysis, unit: Unit, op: ast.BinOp, line: int, depth: int) -> bool:
@@ -264,6 +349,64 @@ def _scalar_dataset_item(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int,
     items = [r.value.elts[index] for r in returned(a, getitem)
              if isinstance(r.value, ast.Tuple) and index < len(r.value.elts)]
     return bool(items) and all(_row_of_one_dimensional(a, init_unit, item, depth) for item in items)
+
+
+def _tensor_dataset_item(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> bool:
+    """`for num, cat, price in loader` or `num, cat, price = batch` (a batch of such a loop, also passed to a
+    helper as its parameter) where the loader's dataset is `TensorDataset(t0, t1, t2)`: the i-th item of a
+    batch has the rows of `ti`, so a one-dimensional `ti` gives an (N,) batch item."""
+    expr = strip_to(expr)
+    if not isinstance(expr, ast.Name) or depth <= 0:
+        return False
+    b = a.binding_before(unit, expr.id, line)
+    if b is None or b.line > line:
+        return False
+    if isinstance(b.stmt, ast.For):
+        index, iterable = _loop_position(b.stmt, expr.id)
+        loaders = [(iterable, unit, b.line)] if index is not None else []
+    elif isinstance(b.stmt, ast.Assign) and b.value is b.stmt.value and isinstance(b.value, ast.Name):
+        index = unpacked_index(b.stmt, expr.id)
+        loaders = _batches_of(a, unit, b.value, b.line, 3) if index is not None and index >= 0 else []
+    else:
+        return False
+    if not loaders:
+        return False
+    for iterable, where, at in loaders:
+        loader = _built_by(a, where, iterable, at, 3)
+        if not (isinstance(loader, ast.Call) and call_name(loader) == "DataLoader"):
+            return False
+        dataset = loader.args[0] if loader.args else keyword(loader, "dataset")
+        made = _built_by(a, where, dataset, loader.lineno, 3) if dataset is not None else None
+        at_made, made_unit = loader.lineno, where
+        if isinstance(made, ast.Call) and call_name(made) != "TensorDataset":
+            found = returned_value(a, made, where)  # `make_dataset()` of this file returning the TensorDataset
+            made, at_made, made_unit = found if found is not None else (None, 0, None)
+        if not (isinstance(made, ast.Call) and call_name(made) == "TensorDataset") or index >= len(made.args):
+            return False
+        if any(isinstance(x, ast.Starred) for x in made.args[:index + 1]):
+            return False
+        if not _one_dimensional(a, made_unit, made.args[index], at_made, depth - 1, datasets=False):
+            return False
+    return True
+
+
+def _batches_of(a: FileAnalysis, unit: Unit, name: ast.Name, line: int, depth: int) -> list:
+    """The loaders a whole-batch name iterates, as `(iterable, unit, line)`: `for batch in loader`, or a
+    parameter every call site of its function passes such a name."""
+    if depth <= 0:
+        return []
+    b = a.binding_before(unit, name.id, line)
+    if b is not None:
+        if isinstance(b.stmt, ast.For) and isinstance(b.stmt.target, ast.Name) and b.stmt.target.id == name.id:
+            return [(b.stmt.iter, unit, b.line)]
+        return []
+    out = []
+    for given, at, caller in passed_to(a, unit, name.id):
+        found = _batches_of(a, caller, given, at, depth - 1) if isinstance(given, ast.Name) else []
+        if not found:
+            return []
+        out += found
+    return out
 
 
 def _loop_position(stmt: ast.For, name: str) -> tuple[int | None, ast.expr]:
@@ -381,6 +524,16 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         if unit is None:
             continue
         line = node.lineno
+        if _inserted_one(a, unit, pred, line) and _two_dimensional(a, unit, target, line):
+            r.add(
+                CODE,
+                f"`{r.segment(pred)}` comes from a model whose forward returns `....unsqueeze(1)`, shape (N, 1, D), and "
+                f"`{r.segment(target)}` is two-dimensional, shape (N, D): they broadcast to (N, N, D), so every "
+                "prediction is compared with every target instead of its own.",
+                node,
+                hint=f"Give both the same shape: drop the `unsqueeze(1)` (or compare with `{r.segment(target)}.unsqueeze(1)`).",
+            )
+            continue
         column = _column(a, unit, pred, line)
         if column is not None and _one_dimensional(a, unit, target, line):
             r.add(
@@ -391,6 +544,80 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 node,
                 hint=f"Give both the same shape: `{r.segment(pred)}.squeeze(-1)` (or `{r.segment(target)}.unsqueeze(-1)`).",
             )
+
+
+def _inserted_one(a: FileAnalysis, unit: Unit, pred: ast.expr, line: int) -> bool:
+    """The prediction is a model call, unreshaped, and every `return` of the forward that makes it (through a
+    head module of this file: `self.head = HorizonHead(...)`) is `self.layer(h).unsqueeze(1)`: (N, 1, D)."""
+    origin = _origin(a, unit, pred, line)
+    if not (isinstance(origin, ast.Call) and is_model_call(a, origin)):
+        return False
+    info = instance_class(a, origin.func)
+    found = _forward_returns(a, info, 2) if info is not None else []
+    return bool(found) and all(_unsqueezed_layer(o) for o in found)
+
+
+def _forward_returns(a: FileAnalysis, info, depth: int) -> list[ast.expr]:
+    """What the `forward` of class `info` returns; a `return self.head(h)` where `__init__` builds
+    `self.head` from another module class of this file is followed into that class's forward."""
+    forward = info.methods.get("forward") if info.is_module else None
+    if forward is None:
+        return []
+    init = info.methods.get("__init__")
+    init_unit = a.method_unit(init) if init is not None else None
+    out = []
+    for ret in returned(a, forward):
+        value = ret.value
+        key = dotted(value.func) if isinstance(value, ast.Call) else None
+        built = init_unit.bindings.get(key) if init_unit is not None and key and key.startswith("self.") else None
+        ctor = strip_to(built[-1].value) if built and len(built) == 1 else None
+        inner = a.classes.get(call_name(ctor)) if isinstance(ctor, ast.Call) and type(ctor.func) is ast.Name else None
+        if inner is not None and depth > 0:
+            found = _forward_returns(a, inner, depth - 1)
+            if not found:
+                return []
+            out += found
+        else:
+            out.append(value)
+    return out
+
+
+def _unsqueezed_layer(expr: ast.expr) -> bool:
+    """`self.proj(h).unsqueeze(1)`: a layer's output given a dimension of size one after the batch."""
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "unsqueeze"):
+        return False
+    dim = expr.args[0] if expr.args else keyword(expr, "dim")
+    inner = expr.func.value
+    layer = dotted(inner.func) if isinstance(inner, ast.Call) else None
+    return _constant_one(dim) and bool(layer) and layer.startswith("self.") and layer.count(".") == 1
+
+
+def _two_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = 6) -> bool:
+    """(N, D) targets: `torch.stack([...])` of one-dimensional rows (`series[i:i + H]`), rows of such a tensor
+    picked by an index tensor (`y[idx]`), an item of a tuple a helper returns, or a parameter every call
+    site gives one."""
+    if depth <= 0:
+        return False
+    origin = _origin(a, unit, expr, line)
+    if origin is None:
+        return _elsewhere(a, unit, expr, line, depth, lambda u, v, at: _two_dimensional(a, u, v, at, depth - 1))
+    if isinstance(origin, ast.Subscript) and isinstance(strip_to(origin.slice), ast.Name):
+        return _two_dimensional(a, unit, origin.value, line, depth - 1)  # y[idx]: rows of y
+    if isinstance(origin, ast.Subscript) and isinstance(origin.slice, ast.Slice):
+        return _two_dimensional(a, unit, origin.value, line, depth - 1)  # y[i:i + 64]
+    if (isinstance(origin, ast.Call) and call_name(origin) == "stack" and isinstance(origin.func, ast.Attribute)
+            and dotted(origin.func.value) == "torch" and origin.args and not _nonzero_dim(origin)):
+        rows = origin.args[0]
+        if isinstance(rows, (ast.ListComp, ast.GeneratorExp)):
+            return _one_dimensional(a, unit, rows.elt, line, datasets=False)
+        if isinstance(rows, (ast.List, ast.Tuple)) and rows.elts:
+            return all(_one_dimensional(a, unit, e, line, datasets=False) for e in rows.elts)
+    return False
+
+
+def _nonzero_dim(call: ast.Call) -> bool:
+    dim = call.args[1] if len(call.args) > 1 else keyword(call, "dim")
+    return dim is not None and not (isinstance(dim, ast.Constant) and dim.value == 0)
 
 
 def _unit_of(a: FileAnalysis, node: ast.AST) -> Unit | None:

@@ -7,7 +7,7 @@ import ast
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
 from graddoctor.lint.analysis.numbers import REWRAPS, causes_without_graph, numbers_in, prediction_round_trip
-from graddoctor.lint.analysis.returns import returned
+from graddoctor.lint.analysis.returns import argument, returned
 from graddoctor.lint.analysis.values import (
     backward_calls, carries_graph, chain, is_loss_call, made_from_model, names_in, step_into, surely_data,
 )
@@ -75,11 +75,20 @@ def _cut_throughout(a: FileAnalysis, r: Reporter, call: ast.Call, recv: ast.expr
     methods and their parameters: `torch.cat([edge_scores(z, pos), ...])` where `z` came back from a
     numpy round trip), and a part of it is a cut of a value with a graph: report that cut. A part
     computed with recording off is GD110's; numbers from `.item()` are GD101's."""
-    if "detach" not in a.source and "data" not in a.source and not any(w in a.source for w in REWRAPS):
+    if not any(w in a.source for w in ("detach", "data", "argmax", "argmin")) and not any(w in a.source for w in REWRAPS):
         return
     why = causes_without_graph(a, ctx.unit, recv, call.lineno)
-    if why is None or any(c.kind == "grad_off" for c in why):
-        return
+    found = _first_cut(a, why)
+    if found is not None:
+        _report(r, call, found[0], found[1])
+
+
+def _first_cut(a: FileAnalysis, why, off_allowed: bool = False) -> tuple[ast.AST, str] | None:
+    """The first cut, among the causes of a value without graph, of an operand that had one. A part computed
+    with recording off is GD110's, unless `off_allowed` (a loss module's second input, such as the
+    teacher's logits of a distillation loss, made under `no_grad` on purpose)."""
+    if why is None or not off_allowed and any(c.kind == "grad_off" for c in why):
+        return None
     for cause in why:
         if cause.kind not in ("cut", "rewrap"):
             continue
@@ -87,26 +96,47 @@ def _cut_throughout(a: FileAnalysis, r: Reporter, call: ast.Call, recv: ast.expr
         if found is None:
             continue
         node, operand, reason = found
-        if carries_graph(a, cause.unit, operand, cause.line):
-            _report(r, call, node, reason)
-            return
+        if carries_graph(a, cause.unit, operand, cause.line) or _parameter_with_graph(a, cause.unit, operand, cause.line):
+            return node, reason
+    return None
+
+
+def _parameter_with_graph(a: FileAnalysis, unit, operand: ast.expr, line: int) -> bool:
+    """`operand` reads a parameter of its function (not reassigned before `line`) that the call the chain
+    came through passes a value with a graph: `F.log_softmax(student_logits / self.t)` in a loss module's
+    forward, called as `self.criterion(self.student(x), t_logits)`."""
+    for name in names_in(operand):
+        if a.binding_before(unit, name, line) is not None:
+            continue
+        given = argument(a, unit, name)
+        if given is not None and carries_graph(a, given[2], given[0], given[1]):
+            return True
+    return False
 
 
 def _judge_backward(a: FileAnalysis, r: Reporter, call: ast.Call, recv: ast.expr, ctx) -> None:
     past_loss = False
     last = None
+    modules = []  # calls of a module of a class of this file met on the way (`self.criterion(pred, y)`)
     for expr, line, unit in chain(a, ctx.unit, recv, call.lineno):
         last = (expr, line, unit)
         found = cut_reason(a, unit, expr, line, past_loss)
         past_loss = past_loss or (isinstance(expr, ast.Call) and is_loss_call(a, expr))
+        if isinstance(expr, ast.Call):
+            modules.append((expr, line, unit))
         if found is None:
             continue
         node, operand, why = found
         if carries_graph(a, unit, operand, line - 1):  # what the name held before this line
             _report(r, call, node, why)
         return
-    if last is not None and not _every_side_cut(a, r, call, *last) and not _every_summand_cut(a, r, call, *last):
-        _inside_loss_module(a, r, call, *last)
+    if last is None or _every_side_cut(a, r, call, *last) or _every_summand_cut(a, r, call, *last):
+        return
+    # the chain goes on past a loss module's call to its prediction (`self.criterion(self.model(x), y)`
+    # is followed into `self.model(x)`): the loss module's own forward is the first place to look
+    for expr, line, unit in modules:
+        if _inside_loss_module(a, r, call, expr, line, unit):
+            return
 
 
 def _every_side_cut(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: ast.expr, line: int, unit) -> bool:
@@ -212,7 +242,7 @@ def _report(r: Reporter, backward: ast.Call, node: ast.AST, why: str, extra: lis
     )
 
 
-def _inside_loss_module(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: ast.expr, line: int, unit) -> None:
+def _inside_loss_module(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: ast.expr, line: int, unit) -> bool:
     """The chain ended at `criterion(pred, y)` or `model(x)`, a module of a class of this file: look inside its `forward`.
 
     A cut there of one of forward's own parameters counts when the call site passes it a value with
@@ -222,23 +252,33 @@ def _inside_loss_module(a: FileAnalysis, r: Reporter, backward: ast.Call, expr: 
     (`if self.training: return logits`) keeps the graph.
     """
     if not isinstance(expr, ast.Call):
-        return
+        return False
     key = dotted(expr.func)
     ctor = a.names.call.get(key) if key else None
     info = a.classes.get(call_name(ctor)) if isinstance(ctor, ast.Call) else None
     forward = info.methods.get("forward") if info is not None and info.is_module else None
     inner = a.method_unit(forward) if forward is not None else None
     if inner is None:
-        return
+        return False
     rets = returned(a, forward)
     first = None
     for ret in rets:
         found = _cut_returned(a, forward, inner, ret, expr, unit, line)
         if found is None:
-            return
+            first = None
+            break
         first = first or found
-    if first is not None:
-        _report(r, backward, first[0], first[1], [r.related(expr.lineno, f"`{r.segment(expr.func)}(...)` is called here")])
+    if first is None and rets:
+        # no part of what forward returns keeps a graph (its parameters are what this call passes):
+        # a cut of a value that had one inside it (`torch.sigmoid(logits).data`, a `torch.tensor(...)` re-wrap)
+        a.__dict__.setdefault("_call_sites", {})[id(inner)] = (expr, unit)
+        causes = [causes_without_graph(a, inner, ret.value, ret.lineno) for ret in rets]
+        cuts = [_first_cut(a, why, off_allowed=True) for why in causes]
+        first = cuts[0] if all(c is not None for c in cuts) else None
+    if first is None:
+        return False
+    _report(r, backward, first[0], first[1], [r.related(expr.lineno, f"`{r.segment(expr.func)}(...)` is called here")])
+    return True
 
 
 def _cut_returned(a: FileAnalysis, forward, inner, ret: ast.Return, call: ast.Call, unit, line: int):
