@@ -34,7 +34,10 @@ from graddoctor.lint.reporter import Reporter
 
 CODE = "GD211"
 _LAYERS = re.compile(r"\b(?:Dropout\w*|AlphaDropout|BatchNorm\dd|SyncBatchNorm|LazyBatchNorm\dd)\s*\(")
-_EVAL_NAMES = re.compile(r"^(?:eval|evaluate|evaluation|test|testing|validate|validation|valid|val)(?:_|$)",
+# `predict`/`infer` name evaluations too; `generate`/`sample` do not: sampling with dropout left on is
+# sometimes meant (char-rnn, tests/corpus/programs/char_rnn_sampling_dropout.py).
+_EVAL_NAMES = re.compile(r"^(?:eval|evaluate|evaluation|test|testing|validate|validation|valid|val|predict|prediction"
+                         r"|predictions|infer|inference)(?:_|$)",
                          re.IGNORECASE)
 _GRAD_OFF = ("no_grad", "inference_mode")
 
@@ -290,7 +293,8 @@ def _in_evaluation_functions(a: FileAnalysis, models: dict[str, int], r: Reporte
                     continue
                 shown = f"`{outer}`" if inner == outer else f"`{outer}` (as `{inner}`)"
                 _report(r, calls[0], shown, site,
-                        f"in `{fn.name}()`, an evaluation called at line {site.lineno},", reported, outer)
+                        f"in `{fn.name}()`, an evaluation called at line {site.lineno},", reported, outer,
+                        uncalled=_uncalled_eval(fn, inner))
 
 
 def _self_models(a: FileAnalysis, info, classes: set[str]) -> list[str]:
@@ -369,12 +373,23 @@ def _eval_before(a: FileAnalysis, name: str, line: int) -> bool:
     return any(c.lineno < line for c in _sets_eval(a.tree, name))
 
 
+def _uncalled_eval(fn: ast.AST, name: str) -> ast.Expr | None:
+    """A statement `model.eval` (the method named, never called: it does nothing) in `fn`."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Attribute) and node.value.attr == "eval" \
+                and isinstance(node.value.value, ast.Name) and node.value.value.id == name:
+            return node
+    return None
+
+
 def _report(r: Reporter, call: ast.Call, shown: str, context: ast.AST, where: str, reported: set,
-            name: str | None = None, note: str | None = None) -> None:
+            name: str | None = None, note: str | None = None, uncalled: ast.Expr | None = None) -> None:
     name = name or shown.strip("`")
     if (call.lineno, name) in reported:
         return
     reported.add((call.lineno, name))
+    extra = [Related(r.filename, uncalled.lineno, f"`{r.segment(uncalled.value)}` names the method without "
+                     "calling it, so the model stays in training mode")] if uncalled is not None else []
     r.add(
         CODE,
         f"{shown} has dropout or batch-norm layers and is called here {where} without `{name}.eval()`: "
@@ -384,8 +399,9 @@ def _report(r: Reporter, call: ast.Call, shown: str, context: ast.AST, where: st
         related=[Related(r.filename, context.lineno, note or (
             "the training loop" if isinstance(context, (ast.For, ast.While))
             else "the evaluation method" if isinstance(context, ast.FunctionDef)
-            else "the evaluation is called here"))],
-        hint=f"Call `{name}.eval()` before evaluating (and `{name}.train()` again before training).",
+            else "the evaluation is called here")), *extra],
+        hint=f"Call `{name}.eval()` before evaluating (and `{name}.train()` again before training)" + (
+            f": `{r.segment(uncalled.value)}` needs its parentheses." if uncalled is not None else "."),
     )
 
 
