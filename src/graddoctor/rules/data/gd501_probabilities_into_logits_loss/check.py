@@ -119,14 +119,18 @@ def _function_called(a: FileAnalysis, call: ast.Call, unit):
     return None
 
 
-def _returns_of(a: FileAnalysis, function, index: int | None, depth: int) -> list:
+def _returns_of(a: FileAnalysis, function, index: int | None, depth: int, follow=None) -> list:
+    """What every `return` of `function` gives, followed by `follow` (`_producers` by default); [] if one is unseen."""
     inner = a.method_unit(function)
     values = returned(a, function)
     if inner is None or not values:
         return []
     out = []
     for ret in values:
-        found = _producers(a, inner, ret.value, ret.lineno, index, depth + 1)
+        if follow is None:
+            found = _producers(a, inner, ret.value, ret.lineno, index, depth + 1)
+        else:
+            found = follow(a, strip_to(ret.value), inner, index, depth + 1)
         if not found:
             return []
         out.extend(found)
@@ -192,17 +196,7 @@ def _module_producers(a: FileAnalysis, built: ast.AST, unit, index: int | None, 
         return _module_producers(a, info.node, unit, index, depth + 1)
     function = local_callee(a, built, unit)
     if function is not None:  # `self.head = build_head(32, 5)`
-        inner = a.method_unit(function)
-        values = returned(a, function)
-        if inner is None or not values:
-            return []
-        out = []
-        for ret in values:
-            found = _module_producers(a, strip_to(ret.value), inner, index, depth + 1)
-            if not found:
-                return []
-            out.extend(found)
-        return out
+        return _returns_of(a, function, index, depth, follow=_module_producers)
     return [(built, built.lineno, unit)] if index is None else []
 
 

@@ -322,18 +322,27 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             continue
         key = dotted(func.value)
         if key and key in leaves.get(id(ctx.unit), ()):
-            _report(r, call, key, f"`{key}.{name}(...)`")
+            _report(r, call, key, f"`{key}.{name}(...)`", name)
     for aug, ctx in a.augassigns:
         key = dotted(aug.target)
         if ctx.grad_off is None and key and key in leaves.get(id(ctx.unit), ()):
             _report(r, aug, key, f"`{r.segment(aug)}`")
 
 
-def _report(r: Reporter, node: ast.AST, key: str, what: str) -> None:
+# tensor methods that initialise, and the `torch.nn.init` function that does the same under `no_grad`
+_INITIALISERS = {"normal_": "normal_", "uniform_": "uniform_", "fill_": "constant_", "zero_": "zeros_"}
+
+
+def _report(r: Reporter, node: ast.AST, key: str, what: str, op: str = "") -> None:
+    if op in _INITIALISERS:
+        hint = (f"Initialise through `torch.nn.init` (`nn.init.{_INITIALISERS[op]}({key}, ...)` runs under `no_grad`), "
+                "or do it under `with torch.no_grad():`.")
+    else:
+        hint = f"Do the update under `with torch.no_grad():` (e.g. `with torch.no_grad(): {key} -= lr * {key}.grad`), or use an optimizer."
     r.add(
         CODE,
         f"{what} changes `{key}`, a leaf tensor that requires grad, in place while gradient recording is on; "
         "PyTorch raises \"a leaf Variable that requires grad is being used in an in-place operation\".",
         node,
-        hint=f"Do the update under `with torch.no_grad():` (e.g. `with torch.no_grad(): {key} -= lr * {key}.grad`), or use an optimizer.",
+        hint=hint,
     )
