@@ -245,8 +245,8 @@ def _module_weight(a: FileAnalysis, value: ast.expr, module: str | None, frozen:
         return call_name(owner) == "getattr" and type(owner.func) is ast.Name and len(owner.args) == 2 \
             and dotted(owner.args[0]) not in frozen
     key = dotted(owner)
-    if key is None or any(key == f or key.startswith(f + ".") for f in frozen):
-        return False
+    if key is None or dotted(value) in frozen or any(key == f or key.startswith(f + ".") for f in frozen):
+        return False  # `self.fc.weight.requires_grad = False`, `self.fc.requires_grad_(False)`
     return key == module or a.names.of(key) == "module"
 
 
