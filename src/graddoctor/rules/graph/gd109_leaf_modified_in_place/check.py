@@ -6,7 +6,8 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted, keyword
-from graddoctor.lint.analysis.returns import grad_on_at_every_call, instance_class
+from graddoctor.lint.analysis.reach import reached_with_grad
+from graddoctor.lint.analysis.returns import grad_on_at_every_call, instance_class, local_callee, returned_value
 from graddoctor.rules.graph.gd105_unregistered_parameter.check import FACTORIES, PARAMETER_FREE
 from graddoctor.lint.reporter import Reporter
 
@@ -170,8 +171,9 @@ def _layer_weight(a: FileAnalysis, node: ast.expr) -> str | None:
     built = a.names.call.get(owner) if owner and a.names.of(owner) == "module" else None
     if built is None or call_name(built) in PARAMETER_FREE or call_name(built) in a.classes:
         return None  # a module of this file may define `weight` as anything
-    if owner in _frozen(a) or owner in _frozen_owners(a):
-        return None
+    frozen = _frozen(a)
+    if owner in frozen or dotted(node) in frozen or owner in _frozen_owners(a):
+        return None  # `self.proj.requires_grad_(False)`, `self.proj.weight.requires_grad = False`
     return dotted(node)
 
 
@@ -197,15 +199,165 @@ def _layer_weight_edits(a: FileAnalysis):
         if weight is not None:
             yield call, ctx, dotted(func.value), weight
 
+def _reached_leaves(a: FileAnalysis) -> dict[int, set[str]]:
+    """Leaves that a function reaches through what it is given, per unit (by id):
+
+    - the `weight`/`bias` of the module a function passed to `.apply(fn)` receives
+      (`self.apply(self._init_weights)`, then `module.weight.normal_(...)`);
+    - a name bound to the `weight`/`bias` of a module fetched with `getattr(model, name)`
+      or of a module the file builds (`w = getattr(trainer.model, self.module_name).weight`);
+    - a parameter given leaves at a call site with gradients on: `model.parameters()`, a leaf,
+      or a list of leaves (also one a helper of this file returns: `params = init_params(d)`),
+      and the loop variables over it (`for p, v in zip(params, velocities)`).
+
+    Only in functions that some reference of this file reaches with gradients on (a call, or the
+    function handed to `.apply`, a callback list...): a helper called only under `no_grad` edits
+    its leaves safely.
+    """
+    if "weight" not in a.source and "bias" not in a.source and "requires_grad" not in a.source \
+            and "parameters()" not in a.source:
+        return {}
+    out: dict[int, set[str]] = {}
+    frozen = _frozen_owners(a) | (_frozen(a) if "requires_grad" in a.source else set())
+    modules = _apply_targets(a)
+    for call, ctx in a.calls:  # parameters given leaves by a call with gradients on
+        if ctx.grad_off is not None:
+            continue
+        callee = local_callee(a, call, ctx.unit)
+        unit = a.method_unit(callee) if callee is not None else None
+        if unit is None or any(type(x) is ast.Starred for x in call.args):
+            continue
+        params = [p.arg for p in callee.args.posonlyargs + callee.args.args]
+        if unit.cls is not None and params and params[0] in ("self", "cls") and type(call.func) is ast.Attribute:
+            params = params[1:]
+        pairs = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords if k.arg in params]
+        for param, arg in pairs:
+            what = _leaf_argument(a, arg, ctx, frozen)
+            if what == "leaf":
+                out.setdefault(id(unit), set()).add(param)
+            elif what == "leaves":
+                _loop_leaves(a, unit, param, out)
+    for unit in a.units:
+        if id(unit.node) in modules:
+            out.setdefault(id(unit), set()).update(f"{modules[id(unit.node)]}.{w}" for w in _WEIGHTS)
+        for key, bindings in unit.bindings.items():
+            if len(bindings) == 1 and _module_weight(a, bindings[0].value, modules.get(id(unit.node)), frozen):
+                out.setdefault(id(unit), set()).add(key)
+    reached = reached_with_grad(a)
+    return {key: names for key, names in out.items() if key in reached}
+
+
+def _apply_targets(a: FileAnalysis) -> dict[int, str]:
+    """Functions of this file handed to `.apply(fn)` with gradients on, by id: the name of the module parameter."""
+    out: dict[int, str] = {}
+    if ".apply(" not in a.source:
+        return out
+    for call, ctx in a.calls:
+        if ctx.grad_off is not None or call_name(call) != "apply" or type(call.func) is not ast.Attribute \
+                or len(call.args) != 1 or call.keywords:
+            continue
+        fn = call.args[0]
+        target = None
+        if type(fn) is ast.Name:
+            target = a.functions.get(fn.id)
+        elif type(fn) is ast.Attribute and dotted(fn.value) == "self" and ctx.unit.cls is not None:
+            target = ctx.unit.cls.methods.get(fn.attr)
+        if target is None:
+            continue
+        params = [p.arg for p in target.args.posonlyargs + target.args.args]
+        if type(fn) is ast.Attribute and params and params[0] == "self":
+            params = params[1:]
+        if len(params) == 1:
+            out[id(target)] = params[0]
+    return out
+
+
+def _module_weight(a: FileAnalysis, value: ast.expr, module: str | None, frozen: set[str]) -> bool:
+    """`getattr(model, name).weight`, `model.encoder.weight` of a module the file builds, `module.weight` of `.apply`'s module."""
+    if type(value) is not ast.Attribute or value.attr not in _WEIGHTS:
+        return False
+    owner = value.value
+    if type(owner) is ast.Call:
+        return call_name(owner) == "getattr" and type(owner.func) is ast.Name and len(owner.args) == 2 \
+            and dotted(owner.args[0]) not in frozen
+    key = dotted(owner)
+    if key is None or dotted(value) in frozen or any(key == f or key.startswith(f + ".") for f in frozen):
+        return False  # `self.fc.weight.requires_grad = False`, `self.fc.requires_grad_(False)`
+    return key == module or a.names.of(key) == "module"
+
+
+def _leaf_argument(a: FileAnalysis, arg: ast.expr, ctx, frozen: set[str], depth: int = 0) -> str | None:
+    """"leaves" when `arg` holds leaves that require grad (`model.parameters()`, a list of leaves), "leaf" for one."""
+    if depth > 2:
+        return None
+    if type(arg) is ast.Call and call_name(arg) == "parameters" and type(arg.func) is ast.Attribute and not arg.args:
+        return "leaves" if dotted(arg.func.value) not in frozen else None
+    if type(arg) in (ast.List, ast.Tuple):
+        return "leaves" if arg.elts and all(_leaf_argument(a, e, ctx, frozen, depth + 1) == "leaf" for e in arg.elts) else None
+    if type(arg) is not ast.Name:
+        return None
+    bindings = ctx.unit.bindings.get(arg.id, ())
+    if len(bindings) != 1 or arg.id in frozen:
+        return None
+    value = bindings[0].value
+    if _is_leaf_value(value):
+        return "leaf"
+    if type(value) in (ast.List, ast.Tuple) or (type(value) is ast.Call and call_name(value) == "parameters"):
+        return _leaf_argument(a, value, bindings[0].ctx, frozen, depth + 1)
+    if type(value) is ast.Call:  # `params = init_params(d)`: a helper returning a list of its leaves
+        found = returned_value(a, value, ctx.unit)
+        if found is not None and type(found[0]) in (ast.List, ast.Tuple) and found[0].elts:
+            inner = found[2]
+            if all(type(e) is ast.Name and len(inner.bindings.get(e.id, ())) == 1
+                   and _is_leaf_value(inner.bindings[e.id][0].value) for e in found[0].elts):
+                return "leaves"
+    return None
+
+
+def _loop_leaves(a: FileAnalysis, unit, param: str, out: dict[int, set[str]]) -> None:
+    """The loop variables of `unit` that take the items of its parameter `param` (a list of leaves)."""
+    for loop, ctx in a.loops:
+        if ctx.unit is not unit or not isinstance(loop, (ast.For, ast.AsyncFor)):
+            continue
+        names = _items_of(loop.iter, loop.target, param)
+        if names:
+            out.setdefault(id(unit), set()).update(names)
+
+
+def _items_of(iterable: ast.expr, target: ast.expr, param: str) -> list[str]:
+    """`for p in params`, `for p, v in zip(params, vs)`, `for i, p in enumerate(params)`: the names taking items of `param`."""
+    if type(iterable) is ast.Name:
+        return [target.id] if iterable.id == param and type(target) is ast.Name else []
+    if type(iterable) is not ast.Call or type(iterable.func) is not ast.Name:
+        return []
+    name = iterable.func.id
+    if name == "list" and len(iterable.args) == 1:
+        return _items_of(iterable.args[0], target, param)
+    if name == "enumerate" and iterable.args and type(target) is ast.Tuple and len(target.elts) == 2:
+        return _items_of(iterable.args[0], target.elts[1], param)
+    if name == "zip" and type(target) is ast.Tuple and len(target.elts) == len(iterable.args) \
+            and not any(type(x) is ast.Starred for x in iterable.args):
+        return [n for arg, elt in zip(iterable.args, target.elts) for n in _items_of(arg, elt, param)]
+    return []
+
 
 def check(a: FileAnalysis, r: Reporter) -> None:
-    if not any(word in a.source for word in ("requires_grad", "Parameter", "parameters()")):
+    if not any(word in a.source for word in ("requires_grad", "Parameter", "parameters()", ".weight", ".bias")):
         return
+    seen: set[tuple[int, int]] = set()
+
+    def report(node: ast.AST, key: str, what: str, op: str = "") -> None:
+        if (node.lineno, node.col_offset) not in seen:  # two readings may find the same edit
+            seen.add((node.lineno, node.col_offset))
+            _report(r, node, key, what, op)
+
     for call, ctx, key, weight in _layer_weight_edits(a):
         if grad_on_at_every_call(a, ctx.unit):
             what = f"`{key}.{call.func.attr}(...)`" + (f" (`{key}` is `{weight}`)" if key != weight else "")
-            _report(r, call, key, what)
+            report(call, key, what)
     leaves = _leaves(a)
+    for key, names in _reached_leaves(a).items():
+        leaves.setdefault(key, set()).update(names)
     if not leaves:
         return
     for call, ctx in a.calls:
@@ -217,18 +369,27 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             continue
         key = dotted(func.value)
         if key and key in leaves.get(id(ctx.unit), ()):
-            _report(r, call, key, f"`{key}.{name}(...)`")
+            report(call, key, f"`{key}.{name}(...)`", name)
     for aug, ctx in a.augassigns:
         key = dotted(aug.target)
         if ctx.grad_off is None and key and key in leaves.get(id(ctx.unit), ()):
-            _report(r, aug, key, f"`{r.segment(aug)}`")
+            report(aug, key, f"`{r.segment(aug)}`")
 
 
-def _report(r: Reporter, node: ast.AST, key: str, what: str) -> None:
+# tensor methods that initialise, and the `torch.nn.init` function that does the same under `no_grad`
+_INITIALISERS = {"normal_": "normal_", "uniform_": "uniform_", "fill_": "constant_", "zero_": "zeros_"}
+
+
+def _report(r: Reporter, node: ast.AST, key: str, what: str, op: str = "") -> None:
+    if op in _INITIALISERS:
+        hint = (f"Initialise through `torch.nn.init` (`nn.init.{_INITIALISERS[op]}({key}, ...)` runs under `no_grad`), "
+                "or do it under `with torch.no_grad():`.")
+    else:
+        hint = f"Do the update under `with torch.no_grad():` (e.g. `with torch.no_grad(): {key} -= lr * {key}.grad`), or use an optimizer."
     r.add(
         CODE,
         f"{what} changes `{key}`, a leaf tensor that requires grad, in place while gradient recording is on; "
         "PyTorch raises \"a leaf Variable that requires grad is being used in an in-place operation\".",
         node,
-        hint=f"Do the update under `with torch.no_grad():` (e.g. `with torch.no_grad(): {key} -= lr * {key}.grad`), or use an optimizer.",
+        hint=hint,
     )
