@@ -59,3 +59,31 @@ def test_a_rewrite_that_is_not_proven_is_not_written(tmp_path, monkeypatch, caps
     err = capsys.readouterr().err
     assert "train.py: not fixed: " in err and why in err, err
     assert target.read_text() == original
+
+
+_ACCUMULATION = '''import torch
+from torch import nn
+
+model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10))
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+accum_steps = 4
+loader = [(torch.randn(16, 32), torch.randint(0, 10, (16,))) for _ in range(32)]
+for i, (x, y) in enumerate(loader):
+    loss = criterion(model(x), y)
+    loss.backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+'''
+
+
+def test_fix_never_rewrites_what_is_backpropagated(lint_cli):
+    # GD212's remedy, `(loss / accum_steps).backward()`, changes the step size: lint only hints it
+    # (`graddoctor fix --verify` can run the program to show the edit is right).
+    target = lint_cli.path / "train.py"
+    target.write_text(_ACCUMULATION)
+    ran = lint_cli("--fix", "train.py")
+    assert "GD212" in ran.stdout and "(loss / accum_steps).backward()" in ran.stdout  # the hint
+    assert ran.returncode == 1
+    assert target.read_text() == _ACCUMULATION

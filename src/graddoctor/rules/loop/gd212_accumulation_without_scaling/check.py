@@ -8,6 +8,9 @@ default reduction, `.mean()`, a model output's `.loss`), with no division or pro
 at all). Backwards through an object that scales by itself (`accelerator.backward(loss)`) are not
 `loss.backward()` and are never read here. With SGD the steps are N times too large (warning);
 with Adam-family optimizers a constant factor mostly cancels (information, as at run time).
+
+No `lint --fix` rewrite: dividing the loss changes what the program backpropagates (the step size),
+which only `graddoctor fix --verify` can show is right by running it; lint gives the hint.
 """
 
 from __future__ import annotations
@@ -148,7 +151,6 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             who = f"`{optimizer}`" if optimizer else "An adaptive optimizer (the Adam family)"
             said += (f". {who} mostly cancels a constant factor, but gradient clipping and anything else read "
                      "from the gradients see it, and with SGD each step would be that many times too large.")
-        scaled = f"{recv.id} / {n}" if backward.scaled else f"({recv.id} / {n})"
         r.add(
             CODE,
             said,
@@ -158,5 +160,4 @@ def check(a: FileAnalysis, r: Reporter) -> None:
             hint=f"Divide the loss by the accumulation count before backward: `({recv.id} / {n}).backward()`.",
             severity=Severity.WARNING if proportional else Severity.INFO,
             evidence={"accumulation": n, "optimizer": optimizer, "static": True},
-            fix=r.fix_for(recv, scaled, f"divide the loss by the accumulation count: `{recv.id} / {n}`"),
         )
