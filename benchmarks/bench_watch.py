@@ -27,7 +27,8 @@ Runs on CPU, and also on CUDA when a GPU is present (`--device cuda` for that
 only): there each block ends with `torch.cuda.synchronize()`, so a host sync
 that watch() would add shows as lost overlap.
 `python benchmarks/bench_watch.py [--rounds N] [--steps N] [--only NAME] [--threads N] [--device D] [--no-fit]`,
-or `--observers NAME` for what each observer costs per step on one workload.
+or `--observers NAME` for what each observer costs per step on one workload, or `--calls NAME`
+for the Python calls into graddoctor per steady step (a count the machine's load does not move).
 
 Workloads also include the 3-layer MLP (Linear 32-64-64-1, batch 64, Adam), the
 smallest real step; after the table, a fixed-cost line fits the extra µs per step
@@ -259,6 +260,55 @@ def measure_start(name: str, rounds: int, device: str = "cpu", steps: int = STAR
     return {v: statistics.median(t) for v, t in times.items()}
 
 
+def call_counts(name: str, steps: int = 400, warm: int = 200, top: int = 15) -> None:
+    """Python calls into graddoctor per steady step, counted with `sys.setprofile`: a measure
+    of the fixed cost that the machine's load does not move (CPU time does, by 2-5x on a shared
+    machine). Counts every Python function entered whose code lives in the graddoctor package,
+    and the C functions those frames call; prints the total per step and the most called."""
+    from collections import Counter
+
+    import graddoctor
+
+    root = str(Path(graddoctor.__file__).resolve().parent)
+    torch.manual_seed(0)
+    make = {**WORKLOADS, **FIT}[name][0]
+    model, opt, step = make("cpu")
+    counts: Counter = Counter()
+    builtin_calls = 0
+
+    def profile(frame, event, arg):
+        nonlocal builtin_calls
+        code = frame.f_code
+        if code.co_filename.startswith(root):
+            if event == "call":
+                counts[(code.co_filename[len(root) + 1:], code.co_name)] += 1
+            elif event == "c_call":
+                builtin_calls += 1
+
+    results = {}
+    for variant, configure in (("watch()", None), (NO_FINGERPRINT, _without_fingerprint)):
+        w = watch(model, opt)
+        if configure:
+            configure(w)
+        counts.clear()
+        builtin_calls = 0
+        with w:
+            for _ in range(warm):
+                step()
+            sys.setprofile(profile)
+            try:
+                for _ in range(steps):
+                    step()
+            finally:
+                sys.setprofile(None)
+        results[variant] = (sum(counts.values()) / steps, builtin_calls / steps, counts.most_common(top))
+    for variant, (python, builtin, common) in results.items():
+        print(f"{name} {variant}: {python:.1f} Python calls and {builtin:.1f} C calls from graddoctor per step "
+              f"(steps {warm}-{warm + steps} of one session)")
+        for (path, function), n in common:
+            print(f"  {n / steps:7.2f}  {path}:{function}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=None)
@@ -271,6 +321,8 @@ def main(argv: list[str] | None = None) -> None:
                              f"(default: {', '.join(FIRST_STEPS_FOR)})")
     parser.add_argument("--observers", metavar="NAME",
                         help="only: what each observer costs per step on workload NAME (left out one at a time)")
+    parser.add_argument("--calls", metavar="NAME",
+                        help="only: Python calls into graddoctor per steady step on workload NAME (load-independent)")
     parser.add_argument("--device", choices=("cpu", "cuda"), default=None,
                         help="default: cpu, then cuda when a GPU is present")
     # One thread: on a shared 2-core machine, two spinning OpenMP threads per op make
@@ -283,6 +335,9 @@ def main(argv: list[str] | None = None) -> None:
     warnings.filterwarnings("ignore")
     devices = [args.device] if args.device else ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     names = args.only or list(WORKLOADS)
+    if args.calls:
+        call_counts(args.calls)
+        return
     if args.observers:
         costs = observer_costs(args.observers, args.rounds, devices[0])
         print(f"[{devices[0]}] {args.observers}: extra us per step under watch() (an observer's own cost is "
