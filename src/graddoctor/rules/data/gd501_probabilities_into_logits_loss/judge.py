@@ -101,7 +101,7 @@ class Probabilities:
         related = []
         if call.squashed_at is not None:
             message += f" The {call.squashed_by} is applied at {call.squashed_at}."
-            related.append(Related(call.where.shown()["file"], call.where.line, f"the loss that gets its output"))
+            related.append(Related(call.where.shown()["file"], call.where.line, "the loss that gets its output"))
         elif call.squashed_by:
             message += f" The values come straight from a {call.squashed_by}."
         # The loss that got the values: its edit differs (drop the softmax for cross_entropy, log_softmax for nll_loss).

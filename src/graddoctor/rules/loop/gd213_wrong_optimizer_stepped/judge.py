@@ -19,8 +19,6 @@ import sys
 import weakref
 from dataclasses import dataclass
 
-import torch
-
 from graddoctor.finding import Finding
 from graddoctor.graph.phrases import related_at
 from graddoctor.locate import Location, frame_locals
