@@ -20,9 +20,10 @@ step or clear gradients, so the checks stay silent about them.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
-from graddoctor.lint.analysis.calls import resolve
+from graddoctor.lint.analysis.calls import possible_methods, resolve
 from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.names import Names, call_name, dotted, item_key
 from graddoctor.lint.analysis.returns import file_methods
@@ -37,7 +38,7 @@ _TRAINING_NAMES = (
     | CLIP_FUNCTIONS
     | SELF_UNSCALING_CLIP
 )
-_MAX_DEPTH = 3
+_MAX_DEPTH = 5
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,8 @@ class _Builder:
         self.out: list[Event] = []
         self.spans: list[tuple[ast.stmt, int, int]] = []  # loop, first and last+1 event index
         self.active: list[ast.AST] = []
+        self.truncated = False  # a helper was left unread at the depth limit
+        self.hooks: dict[str, str] = {}  # parameter -> the method name the call site gives it (`_hook_names`)
 
     def stmts(self, body: list[ast.stmt], path: tuple) -> None:
         for stmt in body:
@@ -196,8 +199,14 @@ class _Builder:
         """Inline a same-file helper; mark calls we cannot see into that get the optimizer."""
         found = self._resolve(call)
         if found is not None:
-            for e in self._helper_events(found[0], found[1]):
-                self.out.append(Event(e.kind, e.node, e.target, path + e.path, e.scaled, e.model_zero) if path else e)
+            rename = _renaming(self.a, call, found)
+            for e in self._helper_events(found[0], found[1], _hook_names(call, found)):
+                target = rename(e.target)
+                if path or target != e.target:
+                    e = Event(e.kind, e.node, target, path + e.path, e.scaled, e.model_zero)
+                self.out.append(e)
+            return
+        if self._dispatch(call, path):
             return
         if not call.args and not call.keywords:
             return
@@ -206,6 +215,49 @@ class _Builder:
                 self.out.append(Event("opaque", call, _key(arg, self.names), path))
                 return
 
+
+    def _dispatch(self, call: ast.Call, path: tuple) -> bool:
+        """Inline the methods a call on an object of unknown kind may run (calls.possible_methods).
+
+        One class of the file defines the method: its events count here. Several do, and the call
+        runs in a loop over the receiver (`for cb in callbacks: cb.after_step(model)`): each class's
+        events count, each in its own arm (one callback's `zero_grad` is not known to run).
+        Several otherwise: nothing is said.
+        """
+        func = func0 = call.func
+        if type(func) is ast.Call and type(func.func) is ast.Name and func.func.id == "getattr" and len(func.args) == 2:
+            name = func.args[1]  # `getattr(cb, "on_step_end")(...)`, or `getattr(cb, hook)` in a `notify(self, hook)`
+            name = name.value if type(name) is ast.Constant else self.hooks.get(getattr(name, "id", None))
+            if type(name) is not str:
+                return False
+            call = ast.copy_location(ast.Call(ast.Attribute(func.args[0], name, ast.Load()), call.args, call.keywords), func)
+            func = call.func
+        elif type(func) is ast.Attribute:
+            name = func.attr
+        else:
+            return False
+        if name in _TRAINING_NAMES or name not in file_methods(self.a):
+            return False
+        known = self._resolve(call) if call.func is not func0 else None
+        if known is not None:  # `getattr(trainer, "on_step_end")` of a known instance of this file's class
+            options = [known[:2]]
+        else:
+            options = possible_methods(call, self.a.classes, self.names, *_built_and_imported(self.a))
+        if not options:
+            return False
+        if len(options) > 1:
+            recv = func.value if type(func) is ast.Attribute else func.args[0]
+            recv = recv.value if type(recv) is ast.Subscript else recv
+            key = dotted(recv)
+            if not any(type(m) in (ast.For, ast.AsyncFor) and dotted(m.target) == key for m in path):
+                return False
+        for i, (method, info) in enumerate(options):
+            found = (method, info, 1)
+            rename = _renaming(self.a, call, found)
+            where = path + (Arm(call, i),) if len(options) > 1 else path
+            for e in self._helper_events(method, info):
+                self.out.append(Event(e.kind, e.node, rename(e.target), where + e.path, e.scaled, e.model_zero))
+        return True
 
     def _resolve(self, call: ast.Call):
         """The function or method of this file that `call` runs, with its class (calls.resolve)."""
@@ -217,20 +269,141 @@ class _Builder:
         """`torch.set_grad_enabled(False)` on its own line switches the mode; `with torch.set_grad_enabled(...)` is scoped."""
         return call.lineno in self.a.grad_switch_lines
 
-    def _helper_events(self, target: ast.AST, owner=None) -> list[Event]:
-        """The events of a same-file helper, computed once per file (a helper is often called from many loops)."""
+    def _helper_events(self, target: ast.AST, owner=None, hooks: tuple = ()) -> list[Event]:
+        """The events of a same-file helper, computed once per file (a helper is often called from many loops),
+        and once per hook name it is given (`self.notify("on_grad_computed")`, see `_hook_names`)."""
         memo = self.a.__dict__.setdefault("_helper_events", {})
-        key = id(target)
-        if key in memo:
-            return memo[key] or []
-        if len(self.active) >= _MAX_DEPTH:
+        key = (id(target), hooks) if hooks else id(target)
+        left = _MAX_DEPTH - len(self.active)  # how many more levels of helpers may be followed from here
+        found = memo.get(key)
+        if found is not None and (found[1] is None or found[1] >= left):
+            if found[1] is not None:
+                self.truncated = True
+            return found[0] or []
+        if left <= 0:
+            self.truncated = True
             return []
-        memo[key] = None  # in progress: a recursive helper contributes nothing to itself
+        memo[key] = (None, None)  # in progress: a recursive helper contributes nothing to itself
         sub = _Builder(self.a, owner.name if owner is not None else None)
         sub.active = self.active + [target]
+        sub.hooks = dict(hooks)
         sub.stmts(target.body, ())
-        memo[key] = sub.out
+        # Cut short by the depth limit: good only for callers as deep or deeper (a shallower one sees further).
+        memo[key] = (sub.out, left if sub.truncated else None)
+        self.truncated = self.truncated or sub.truncated
         return sub.out
+
+
+_HEAD = re.compile(r"([^.\[]*)(.*)", re.S)  # `self` and `.opt[0]` of `self.opt[0]`
+
+
+def _renaming(a: FileAnalysis, call: ast.Call, found):
+    """How the optimizer names of a helper's events read at one call site of it.
+
+    `def update(opt): opt.step()` called as `update(self.opt_d)` steps `self.opt_d`; a method of
+    another object (`state.reset()`) whose `self.optimizer` its `__init__` took from the same name
+    at every construction (`StepState(model, optimizer)`) clears `optimizer`. A name is only
+    replaced by one that is known at least as well (an optimizer the file builds stays one).
+    """
+    function, owner, skip = found
+    params = [p.arg for p in function.args.posonlyargs + function.args.args][skip:]
+    unit = a.unit_of.get(id(function))
+    local = unit.bindings if unit is not None else {}
+    passed: dict[str, str] = {}
+    for param, arg in list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords if k.arg]:
+        if type(arg) is ast.Starred:
+            break
+        text = dotted(arg) or item_key(arg)
+        if text is not None and param not in local:
+            passed[param] = text
+    recv = call.func.value if type(call.func) is ast.Attribute else None
+    foreign = owner is not None and recv is not None and dotted(recv) != "self"
+    if not passed and not foreign:
+        return lambda t: t
+    kinds = a.names.kind
+
+    def rename(target: str | None) -> str | None:
+        if target is None:
+            return None
+        head, rest = _HEAD.match(target).groups()
+        if head == "self" and foreign and rest.startswith("."):
+            attr, tail = _HEAD.match(rest[1:]).groups()
+            alias = _attribute_alias(a, owner, attr)
+            new = alias + tail if alias is not None else None
+        elif head in passed:
+            new = passed[head] + rest
+        else:
+            return target
+        if new is None or (kinds.get(new) is None and kinds.get(target) is not None):
+            return target
+        return new
+
+    return rename
+
+
+def _attribute_alias(a: FileAnalysis, owner, attr: str) -> str | None:
+    """The name every construction of `owner` passes to the `__init__` parameter stored in `self.attr`.
+
+    Only when `self.attr` is assigned once in the class, in `__init__`, from a parameter
+    left unassigned there, and every `Owner(...)` of the file passes that parameter the same name.
+    """
+    memo = a.__dict__.setdefault("_attribute_alias", {})
+    key = (owner.name, attr)
+    if key in memo:
+        return memo[key]
+    memo[key] = None
+    stores = []
+    for method in owner.methods.values():
+        unit = a.unit_of.get(id(method))
+        if unit is not None:
+            stores += [(method, b) for b in unit.bindings.get(f"self.{attr}", ())]
+    if len(stores) != 1 or stores[0][0].name != "__init__" or type(stores[0][1].value) is not ast.Name:
+        return None
+    init, binding = stores[0]
+    param = binding.value.id
+    params = [p.arg for p in init.args.posonlyargs + init.args.args][1:]
+    init_unit = a.unit_of.get(id(init))
+    if param not in params + [p.arg for p in init.args.kwonlyargs] or param in init_unit.bindings:
+        return None
+    names: set[str | None] = set()
+    for call, _ in a.calls:
+        if type(call.func) is not ast.Name or call.func.id != owner.name:
+            continue
+        arg = next((k.value for k in call.keywords if k.arg == param), None)
+        if arg is None and param in params and params.index(param) < len(call.args):
+            arg = call.args[params.index(param)]
+            if any(type(x) is ast.Starred for x in call.args[: params.index(param) + 1]):
+                arg = None
+        names.add(dotted(arg) if arg is not None else None)
+    if len(names) == 1 and None not in names:
+        memo[key] = names.pop()
+    return memo[key]
+
+
+def _hook_names(call: ast.Call, found) -> tuple:
+    """`(parameter, "on_grad_computed")` for each string a call gives a helper that calls `getattr(x, parameter)`."""
+    function, _, skip = found
+    params = [p.arg for p in function.args.posonlyargs + function.args.args][skip:]
+    given = [(p, a) for p, a in zip(params, call.args)] + [(k.arg, k.value) for k in call.keywords if k.arg]
+    given = [(p, a.value) for p, a in given if type(a) is ast.Constant and type(a.value) is str]
+    if not given:
+        return ()
+    used = {n.args[1].id for n in ast.walk(function) if type(n) is ast.Call and type(n.func) is ast.Name
+            and n.func.id == "getattr" and len(n.args) >= 2 and type(n.args[1]) is ast.Name}
+    return tuple(sorted((p, v) for p, v in given if p in used))
+
+
+def _built_and_imported(a: FileAnalysis) -> tuple[frozenset[str], frozenset[str]]:
+    """The classes of the file that it builds (`Clipper(...)`), and the names it imports (cached on `a`)."""
+    cached = a.__dict__.get("_built_and_imported")
+    if cached is None:
+        built = frozenset(c.func.id for c, _ in a.calls if type(c.func) is ast.Name and c.func.id in a.classes)
+        imported = frozenset(
+            (alias.asname or alias.name).split(".", 1)[0]
+            for node in ast.walk(a.tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names
+        )
+        cached = a._built_and_imported = (built, imported)  # type: ignore[attr-defined]
+    return cached
 
 
 def _key(node: ast.AST, names: Names) -> str | None:
