@@ -43,6 +43,9 @@ def owner_class(func: ast.expr, classes: dict, cls, names: Names | None):
     if kind is ast.Name and owner.id == "self":
         return cls
     if kind is ast.Call and type(owner.func) is ast.Name:
+        if owner.func.id == "super" and not owner.args and cls is not None:  # `super().train_step(batch)`
+            bases = [dotted(b) or "" for b in cls.node.bases]
+            return next((classes[b] for b in bases if b in classes), None)
         return classes.get(owner.func.id)  # `MiniTrainer().fit(...)`
     if names is None or kind not in (ast.Name, ast.Attribute):
         return None

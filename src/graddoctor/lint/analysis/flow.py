@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from graddoctor.lint.analysis.calls import possible_methods, resolve
 from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.names import Names, call_name, dotted, item_key
-from graddoctor.lint.analysis.returns import file_methods
+from graddoctor.lint.analysis.returns import call_sites, callee, file_methods
 
 CLIP_FUNCTIONS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
 # Framework clipping that unscales AMP gradients itself.
@@ -95,6 +95,7 @@ class _Builder:
         self.out: list[Event] = []
         self.spans: list[tuple[ast.stmt, int, int]] = []  # loop, first and last+1 event index
         self.active: list[ast.AST] = []
+        self.function: ast.AST | None = None  # the function whose body this is, when one
         self.truncated = False  # a helper was left unread at the depth limit
         self.hooks: dict[str, str] = {}  # parameter -> the method name the call site gives it (`_hook_names`)
 
@@ -225,6 +226,8 @@ class _Builder:
         Several otherwise: nothing is said.
         """
         func = func0 = call.func
+        if type(func) is ast.Name:
+            return self._call_value(call, path)
         if type(func) is ast.Call and type(func.func) is ast.Name and func.func.id == "getattr" and len(func.args) == 2:
             name = func.args[1]  # `getattr(cb, "on_step_end")(...)`, or `getattr(cb, hook)` in a `notify(self, hook)`
             name = name.value if type(name) is ast.Constant else self.hooks.get(getattr(name, "id", None))
@@ -259,6 +262,33 @@ class _Builder:
                 self.out.append(Event(e.kind, e.node, rename(e.target), where + e.path, e.scaled, e.model_zero))
         return True
 
+    def _call_value(self, call: ast.Call, path: tuple) -> bool:
+        """Inline what calling a name that holds a function runs: `after_step(model)` where every call of
+        this function passes the parameter `after_step` one function (or instance with `__call__`) of
+        this file, or `hook(model)` in `for hook in hooks:` (each function the file hands on as a value,
+        each in its own arm)."""
+        name = call.func.id
+        a = self.a
+        if name in a.functions or name in a.classes:
+            return False
+        options = []
+        function = self.function
+        params = [p.arg for p in function.args.posonlyargs + function.args.args + function.args.kwonlyargs] \
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+        loop = any(type(m) in (ast.For, ast.AsyncFor) and type(m.target) is ast.Name and m.target.id == name for m in path)
+        if loop:
+            options = _callable_values(a)
+        elif name in params and name not in a.unit_of[id(function)].bindings:
+            given = _passed_everywhere(a, function, name)
+            options = [given] if given is not None else []
+        if not options:
+            return False
+        for i, (target, info) in enumerate(options):
+            where = path + (Arm(call, i),) if len(options) > 1 else path
+            for e in self._helper_events(target, info):
+                self.out.append(Event(e.kind, e.node, e.target, where + e.path, e.scaled, e.model_zero))
+        return True
+
     def _resolve(self, call: ast.Call):
         """The function or method of this file that `call` runs, with its class (calls.resolve)."""
         if type(call.func) not in _NAMED:
@@ -286,6 +316,7 @@ class _Builder:
         memo[key] = (None, None)  # in progress: a recursive helper contributes nothing to itself
         sub = _Builder(self.a, owner.name if owner is not None else None)
         sub.active = self.active + [target]
+        sub.function = target
         sub.hooks = dict(hooks)
         sub.stmts(target.body, ())
         # Cut short by the depth limit: good only for callers as deep or deeper (a shallower one sees further).
@@ -380,6 +411,46 @@ def _attribute_alias(a: FileAnalysis, owner, attr: str) -> str | None:
     return memo[key]
 
 
+def _callable_values(a: FileAnalysis) -> list[tuple[ast.AST, object]]:
+    """What a callable taken from a list may run: each module-level function of the file that it names
+    without calling it (`hooks=[clip_grads, log_norms]`), and each built class of it with a `__call__`
+    that is no nn.Module (cached on `a`)."""
+    cached = a.__dict__.get("_callable_values")
+    if cached is None:
+        called = {id(c.func) for c, _ in a.calls}
+        used = {n.id for n in ast.walk(a.tree) if type(n) is ast.Name and type(n.ctx) is ast.Load and id(n) not in called}
+        cached = [(a.functions[f], None) for f in sorted(used) if f in a.functions]
+        built = _built_and_imported(a)[0]
+        cached += [(info.methods["__call__"], info) for info in a.classes.values()
+                   if info.name in built and not info.is_module and "__call__" in info.methods]
+        a._callable_values = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def _passed_everywhere(a: FileAnalysis, function: ast.AST, param: str):
+    """`(function, None)` or `(__call__, class)` that every call of `function` in the file passes to `param`."""
+    found = set()
+    sites = call_sites(a, function)
+    for call, ctx in sites:
+        resolved = callee(a, call, ctx.unit)
+        skip = resolved[2] if resolved is not None else 0
+        params = [p.arg for p in function.args.posonlyargs + function.args.args][skip:]
+        arg = next((k.value for k in call.keywords if k.arg == param), None)
+        if arg is None and param in params and params.index(param) < len(call.args):
+            arg = call.args[params.index(param)]
+        if arg is None or any(type(x) is ast.Starred for x in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        if type(arg) is ast.Name and arg.id in a.functions:
+            found.add((a.functions[arg.id], None))
+            continue
+        ctor = a.names.constructed.get(dotted(arg)) if type(arg) in _NAMED else arg if type(arg) is ast.Call else None
+        info = a.classes.get(ctor.func.id) if type(ctor) is ast.Call and type(ctor.func) is ast.Name else None
+        if info is None or info.is_module or "__call__" not in info.methods:
+            return None
+        found.add((info.methods["__call__"], info))
+    return found.pop() if len(found) == 1 else None
+
+
 def _hook_names(call: ast.Call, found) -> tuple:
     """`(parameter, "on_grad_computed")` for each string a call gives a helper that calls `getattr(x, parameter)`."""
     function, _, skip = found
@@ -443,9 +514,10 @@ def _clears_grad(stmt: ast.Assign) -> bool:
     return False
 
 
-def unit_events(body: list[ast.stmt], analysis: FileAnalysis, cls_name: str | None = None):
+def unit_events(body: list[ast.stmt], analysis: FileAnalysis, cls_name: str | None = None, function: ast.AST | None = None):
     """One pass over a function (or module) body: its events in order, and each loop's slice of them."""
     builder = _Builder(analysis, cls_name)
+    builder.function = function
     builder.stmts(body, ())
     return builder.out, builder.spans
 
