@@ -49,6 +49,21 @@ class Arm:
     index: int
 
 
+@dataclass(frozen=True, eq=False)
+class Each:
+    """A loop over the objects a call is dispatched to (`for cb in callbacks: cb.on_step_end()`), as the
+    path of what the call runs sees it: each object's method runs once per pass, not repeatedly. It
+    stands for the loop itself (`path.index(loop)` finds it), and marks neither nesting nor a branch."""
+
+    loop: ast.stmt
+
+    def __eq__(self, other) -> bool:
+        return other is self.loop or (type(other) is Each and other.loop is self.loop)
+
+    def __hash__(self) -> int:
+        return id(self.loop)
+
+
 def exclusive(a: "Event", b: "Event") -> bool:
     """Whether two events sit in different arms of one branch: at most one of them runs in a pass."""
     for x, y in zip(a.path, b.path):
@@ -79,7 +94,7 @@ class Event:
         if not rest:
             return self
         nested = any(type(m) in _LOOPS for m in rest)
-        conditional = any(type(m) not in _LOOPS for m in rest)
+        conditional = any(type(m) not in _LOOPS and type(m) is not Each for m in rest)
         return Event(self.kind, self.node, self.target, self.path, self.scaled, self.model_zero, conditional, nested)
 
 
@@ -248,12 +263,10 @@ class _Builder:
             options = possible_methods(call, self.a.classes, self.names, *_built_and_imported(self.a))
         if not options:
             return False
-        if len(options) > 1:
-            recv = func.value if type(func) is ast.Attribute else func.args[0]
-            recv = recv.value if type(recv) is ast.Subscript else recv
-            key = dotted(recv)
-            if not any(type(m) in (ast.For, ast.AsyncFor) and dotted(m.target) == key for m in path):
-                return False
+        recv = func.value.value if type(func.value) is ast.Subscript else func.value
+        path, each = _over_each(path, dotted(recv))
+        if len(options) > 1 and not each:
+            return False
         for i, (method, info) in enumerate(options):
             found = (method, info, 1)
             rename = _renaming(self.a, call, found)
@@ -275,7 +288,7 @@ class _Builder:
         function = self.function
         params = [p.arg for p in function.args.posonlyargs + function.args.args + function.args.kwonlyargs] \
             if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
-        loop = any(type(m) in (ast.For, ast.AsyncFor) and type(m.target) is ast.Name and m.target.id == name for m in path)
+        path, loop = _over_each(path, name)
         if loop:
             options = _callable_values(a)
         elif name in params and name not in a.unit_of[id(function)].bindings:
@@ -409,6 +422,14 @@ def _attribute_alias(a: FileAnalysis, owner, attr: str) -> str | None:
     if len(names) == 1 and None not in names:
         memo[key] = names.pop()
     return memo[key]
+
+
+def _over_each(path: tuple, key: str | None) -> tuple[tuple, bool]:
+    """`path` with the loop whose target `key` is (`for cb in callbacks`) marked `Each`, and whether there is one."""
+    for i, m in enumerate(path):
+        if type(m) in (ast.For, ast.AsyncFor) and key is not None and dotted(m.target) == key:
+            return path[:i] + (Each(m),) + path[i + 1:], True
+    return path, False
 
 
 def _callable_values(a: FileAnalysis) -> list[tuple[ast.AST, object]]:
