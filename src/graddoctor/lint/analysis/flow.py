@@ -23,7 +23,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from graddoctor.lint.analysis.calls import possible_methods, resolve
+from graddoctor.lint.analysis.calls import method_of, possible_methods, resolve
 from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.names import Names, call_name, dotted, item_key
 from graddoctor.lint.analysis.returns import call_sites, callee, file_methods
@@ -265,12 +265,18 @@ class _Builder:
             return False
         recv = func.value.value if type(func.value) is ast.Subscript else func.value
         path, each = _over_each(path, dotted(recv))
-        if len(options) > 1 and not each:
-            return False
+        listed = _listed_classes(self.a, _items(self.a, each.iter, self._unit()), self._unit()) if each else None
+        if listed is not None:  # `callbacks=[Clip(), Log()]`: each item's method runs, in the list's order
+            options = [(m, info) for info in listed for m in [method_of(self.a.classes, info, name)] if m is not None]
+            arms = False
+        else:
+            arms = len(options) > 1
+            if arms and not each:
+                return False
         for i, (method, info) in enumerate(options):
             found = (method, info, 1)
             rename = _renaming(self.a, call, found)
-            where = path + (Arm(call, i),) if len(options) > 1 else path
+            where = path + (Arm(call, i),) if arms else path
             for e in self._helper_events(method, info):
                 self.out.append(Event(e.kind, e.node, rename(e.target), where + e.path, e.scaled, e.model_zero))
         return True
@@ -289,18 +295,28 @@ class _Builder:
         params = [p.arg for p in function.args.posonlyargs + function.args.args + function.args.kwonlyargs] \
             if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
         path, loop = _over_each(path, name)
+        arms = False
         if loop:
-            options = _callable_values(a)
+            items = _items(a, loop.iter, self._unit())
+            if items is not None and all(type(i) is ast.Name and i.id in a.functions for i in items):
+                options = [(a.functions[i.id], None) for i in items]  # `hooks=[clip_grads, log_norms]`, in order
+            else:
+                options = _callable_values(a)
+                arms = len(options) > 1
         elif name in params and name not in a.unit_of[id(function)].bindings:
             given = _passed_everywhere(a, function, name)
             options = [given] if given is not None else []
         if not options:
             return False
         for i, (target, info) in enumerate(options):
-            where = path + (Arm(call, i),) if len(options) > 1 else path
+            where = path + (Arm(call, i),) if arms else path
             for e in self._helper_events(target, info):
                 self.out.append(Event(e.kind, e.node, e.target, where + e.path, e.scaled, e.model_zero))
         return True
+
+    def _unit(self):
+        """The unit whose body this is: the function's, or the module's."""
+        return self.a.unit_of.get(id(self.function) if self.function is not None else id(self.a.tree))
 
     def _resolve(self, call: ast.Call):
         """The function or method of this file that `call` runs, with its class (calls.resolve)."""
@@ -424,12 +440,81 @@ def _attribute_alias(a: FileAnalysis, owner, attr: str) -> str | None:
     return memo[key]
 
 
-def _over_each(path: tuple, key: str | None) -> tuple[tuple, bool]:
-    """`path` with the loop whose target `key` is (`for cb in callbacks`) marked `Each`, and whether there is one."""
+def _over_each(path: tuple, key: str | None) -> tuple[tuple, ast.stmt | None]:
+    """`path` with the loop whose target `key` is (`for cb in callbacks`) marked `Each`, and that loop."""
     for i, m in enumerate(path):
         if type(m) in (ast.For, ast.AsyncFor) and key is not None and dotted(m.target) == key:
-            return path[:i] + (Each(m),) + path[i + 1:], True
-    return path, False
+            return path[:i] + (Each(m),) + path[i + 1:], m
+    return path, None
+
+
+def _items(a: FileAnalysis, expr: ast.expr, unit, depth: int = 4) -> list[ast.expr] | None:
+    """The items of the list a loop iterates, where the file writes it down: a literal, or a name bound
+    once to one (`callbacks = [Clip(), Log()]`), through `self.callbacks = list(callbacks)` in `__init__`
+    and a parameter, when the file builds or calls it once (`Trainer(model, callbacks=[...])`)."""
+    while True:
+        if type(expr) is ast.Call and type(expr.func) is ast.Name and expr.func.id in ("list", "tuple") \
+                and len(expr.args) == 1 and not expr.keywords:
+            expr = expr.args[0]
+        elif type(expr) is ast.BoolOp and type(expr.op) is ast.Or:
+            expr = expr.values[0]  # `callbacks or []`
+        else:
+            break
+    if type(expr) in (ast.List, ast.Tuple):
+        return None if any(type(e) is ast.Starred for e in expr.elts) else list(expr.elts)
+    key = dotted(expr)
+    if key is None or depth <= 0 or unit is None:
+        return None
+    if key.startswith("self.") and key.count(".") == 1 and unit.cls is not None:
+        stores = [(m, b) for m in unit.cls.methods.values() for b in a.unit_of[id(m)].bindings.get(key, ())]
+        if len(stores) != 1 or stores[0][0].name != "__init__":
+            return None
+        method, binding = stores[0]
+        return _items(a, binding.value, a.unit_of[id(method)], depth - 1)
+    if "." in key:
+        return None
+    bindings = unit.bindings.get(key, ())
+    if len(bindings) == 1:
+        return _items(a, bindings[0].value, unit, depth - 1)
+    function = unit.node
+    if bindings or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    sites = call_sites(a, function) if function.name != "__init__" or unit.cls is None else [
+        (c, ctx) for c, ctx in a.calls if type(c.func) is ast.Name and c.func.id == unit.cls.name]
+    if len(sites) != 1:
+        return None
+    site, ctx = sites[0]
+    params = [p.arg for p in function.args.posonlyargs + function.args.args]
+    if params and params[0] == "self":
+        params = params[1:]
+    arg = next((k.value for k in site.keywords if k.arg == key), None)
+    if arg is None and key in params and params.index(key) < len(site.args):
+        arg = site.args[params.index(key)]
+    if arg is None and not any(type(x) is ast.Starred for x in site.args) and all(k.arg for k in site.keywords):
+        given = function.args
+        defaults = dict(zip([p.arg for p in given.posonlyargs + given.args][::-1], given.defaults[::-1]))
+        defaults.update((p.arg, d) for p, d in zip(given.kwonlyargs, given.kw_defaults) if d is not None)
+        default = defaults.get(key)  # `callbacks=()` left out at the one call: the default
+        return _items(a, default, unit, depth - 1) if default is not None else None
+    return _items(a, arg, ctx.unit, depth - 1) if arg is not None else None
+
+
+def _listed_classes(a: FileAnalysis, items: list[ast.expr] | None, unit) -> list | None:
+    """The class of this file each item builds (`Clip()`, or a name bound to `Clip()`), or None if one is unknown."""
+    if items is None:
+        return None
+    out = []
+    for item in items:
+        ctor = item if type(item) is ast.Call else None
+        if ctor is None and type(item) is ast.Name and unit is not None and len(unit.bindings.get(item.id, ())) == 1:
+            ctor = unit.bindings[item.id][0].value
+        if ctor is None and type(item) in _NAMED:
+            ctor = a.names.constructed.get(dotted(item))
+        info = a.classes.get(ctor.func.id) if type(ctor) is ast.Call and type(ctor.func) is ast.Name else None
+        if info is None:
+            return None
+        out.append(info)
+    return out
 
 
 def _callable_values(a: FileAnalysis) -> list[tuple[ast.AST, object]]:

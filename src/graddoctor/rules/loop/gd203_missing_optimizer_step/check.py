@@ -17,7 +17,7 @@ _TRANSPARENT = frozenset({"prepare", "print", "len", "id", "isinstance", "type"}
 
 
 def _never_runs(a: FileAnalysis, unit) -> bool:
-    """A function or method this file defines and never names again: no call, no reference, no string.
+    """A function or method this file defines and never names again (nor its class): no call, no reference, no string.
 
     Only where nothing else could call it by convention: not a dunder or `forward`, not decorated,
     and (a method) of a class whose bases are `nn.Module`, `object` or this file's own classes (a
@@ -37,6 +37,11 @@ def _never_runs(a: FileAnalysis, unit) -> bool:
         info = next((a.classes[b] for b in bases if b in a.classes and a.classes[b] is not info), None)
     if unit.cls is None and name not in a.functions:
         return False  # a function nested in another: handed on, maybe
+    return _named_once(a, name) or (unit.cls is not None and _named_once(a, unit.cls.name))
+
+
+def _named_once(a: FileAnalysis, name: str) -> bool:
+    """Whether `name` occurs once in the file, as a word (its definition): nothing calls, passes or looks it up."""
     return len(re.findall(rf"\b{re.escape(name)}\b", a.source)) == 1
 
 
