@@ -166,7 +166,10 @@ class _Builder:
         if name not in _TRAINING_NAMES:
             self.follow(call, path)
             return
-        if self._resolve(call) is not None:  # the user's own `self.optimizer_step()`: what it does, not its name
+        found = self._resolve(call)
+        # The user's own `self.optimizer_step()`: what it does, not its name. A wrapper's `zero_grad` calling
+        # `self.optimizer.zero_grad()` is the library's, not itself again (names are file-wide).
+        if found is not None and found[0] not in self.active:
             self.follow(call, path)
             return
         if name == "set_grad_enabled":
@@ -215,7 +218,7 @@ class _Builder:
         """Inline a same-file helper; mark calls we cannot see into that get the optimizer."""
         found = self._resolve(call)
         if found is not None:
-            rename = _renaming(self.a, call, found)
+            rename = _renaming(self.a, call, found, self._unit())
             for e in self._helper_events(found[0], found[1], _hook_names(call, found)):
                 target = rename(e.target)
                 if path or target != e.target:
@@ -275,7 +278,7 @@ class _Builder:
                 return False
         for i, (method, info) in enumerate(options):
             found = (method, info, 1)
-            rename = _renaming(self.a, call, found)
+            rename = _renaming(self.a, call, found, self._unit())
             where = path + (Arm(call, i),) if arms else path
             for e in self._helper_events(method, info):
                 self.out.append(Event(e.kind, e.node, rename(e.target), where + e.path, e.scaled, e.model_zero))
@@ -290,6 +293,16 @@ class _Builder:
         a = self.a
         if name in a.functions or name in a.classes:
             return False
+        ctor = a.names.constructed.get(name) if name != "self" else None
+        info = self.cls if name == "self" else a.classes.get(ctor.func.id) if type(ctor) is ast.Call \
+            and type(ctor.func) is ast.Name else None
+        method = method_of(a.classes, info, "__call__") if info is not None and not info.is_module else None
+        if method is not None:  # `self("after_backward")`, `clipper(model)`: the class's `__call__`
+            found = (method, info, 1)
+            rename = _renaming(a, call, found, self._unit())
+            for e in self._helper_events(method, info, _hook_names(call, found)):
+                self.out.append(Event(e.kind, e.node, rename(e.target), path + e.path, e.scaled, e.model_zero))
+            return True
         options = []
         function = self.function
         params = [p.arg for p in function.args.posonlyargs + function.args.args + function.args.kwonlyargs] \
@@ -357,12 +370,13 @@ class _Builder:
 _HEAD = re.compile(r"([^.\[]*)(.*)", re.S)  # `self` and `.opt[0]` of `self.opt[0]`
 
 
-def _renaming(a: FileAnalysis, call: ast.Call, found):
+def _renaming(a: FileAnalysis, call: ast.Call, found, caller=None):
     """How the optimizer names of a helper's events read at one call site of it.
 
     `def update(opt): opt.step()` called as `update(self.opt_d)` steps `self.opt_d`; a method of
     another object (`state.reset()`) whose `self.optimizer` its `__init__` took from the same name
-    at every construction (`StepState(model, optimizer)`) clears `optimizer`. A name is only
+    at every construction (`StepState(model, opt)`) clears `opt`, or the parameter of the calling
+    function that every call of it passes `opt` (`train(model, opt, state)`). A name is only
     replaced by one that is known at least as well (an optimizer the file builds stays one).
     """
     function, owner, skip = found
@@ -389,7 +403,7 @@ def _renaming(a: FileAnalysis, call: ast.Call, found):
         if head == "self" and foreign and rest.startswith("."):
             attr, tail = _HEAD.match(rest[1:]).groups()
             alias = _attribute_alias(a, owner, attr)
-            new = alias + tail if alias is not None else None
+            new = _as_seen_by(a, caller, alias) + tail if alias is not None else None
         elif head in passed:
             new = passed[head] + rest
         else:
@@ -399,6 +413,33 @@ def _renaming(a: FileAnalysis, call: ast.Call, found):
         return new
 
     return rename
+
+
+def _as_seen_by(a: FileAnalysis, caller, name: str) -> str:
+    """`name` (bound where an object was built) as the calling function knows it: itself, or the one
+    parameter of that function which every call of it passes `name`."""
+    function = caller.node if caller is not None else None
+    head = _HEAD.match(name).group(1)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or head in caller.bindings:
+        return name
+    params = [p.arg for p in function.args.posonlyargs + function.args.args + function.args.kwonlyargs]
+    if head in params:
+        return name
+    sites = call_sites(a, function)
+    found = set()
+    for param in params:
+        given = set()
+        for call, ctx in sites:
+            resolved = callee(a, call, ctx.unit)
+            skip = resolved[2] if resolved is not None else 0
+            ordered = [p.arg for p in function.args.posonlyargs + function.args.args][skip:]
+            arg = next((k.value for k in call.keywords if k.arg == param), None)
+            if arg is None and param in ordered and ordered.index(param) < len(call.args):
+                arg = call.args[ordered.index(param)]
+            given.add(dotted(arg) if arg is not None else None)
+        if sites and given == {head}:
+            found.add(param)
+    return found.pop() + name[len(head):] if len(found) == 1 else name
 
 
 def _attribute_alias(a: FileAnalysis, owner, attr: str) -> str | None:
@@ -463,7 +504,7 @@ def _items(a: FileAnalysis, expr: ast.expr, unit, depth: int = 4) -> list[ast.ex
     if type(expr) in (ast.List, ast.Tuple):
         return None if any(type(e) is ast.Starred for e in expr.elts) else list(expr.elts)
     key = dotted(expr)
-    if key is None or depth <= 0 or unit is None:
+    if key is None or depth <= 0 or unit is None or _grown(a, key.rsplit(".", 1)[-1]):
         return None
     if key.startswith("self.") and key.count(".") == 1 and unit.cls is not None:
         stores = [(m, b) for m in unit.cls.methods.values() for b in a.unit_of[id(m)].bindings.get(key, ())]
@@ -497,6 +538,11 @@ def _items(a: FileAnalysis, expr: ast.expr, unit, depth: int = 4) -> list[ast.ex
         default = defaults.get(key)  # `callbacks=()` left out at the one call: the default
         return _items(a, default, unit, depth - 1) if default is not None else None
     return _items(a, arg, ctx.unit, depth - 1) if arg is not None else None
+
+
+def _grown(a: FileAnalysis, name: str) -> bool:
+    """Whether a list of that name is added to anywhere in the file (`self.callbacks.append(cb)`, `+=`)."""
+    return re.search(rf"\b{re.escape(name)}\s*(\.\s*(append|extend|insert)\s*\(|\+=|\[[^\]]*\]\s*=[^=])", a.source) is not None
 
 
 def _listed_classes(a: FileAnalysis, items: list[ast.expr] | None, unit) -> list | None:
