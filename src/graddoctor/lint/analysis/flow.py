@@ -415,6 +415,27 @@ def _renaming(a: FileAnalysis, call: ast.Call, found, caller=None):
     return rename
 
 
+def _argument(call: ast.Call, function: ast.AST, param: str, skip: int) -> ast.expr | None:
+    """What `call` passes to `function`'s parameter `param` (by keyword or position, `skip` implicit
+    leading ones: `self`), or None where it passes nothing or a `*args` could hold it."""
+    arg = next((k.value for k in call.keywords if k.arg == param), None)
+    if arg is not None:
+        return arg
+    ordered = [p.arg for p in function.args.posonlyargs + function.args.args][skip:]
+    if param not in ordered:
+        return None
+    i = ordered.index(param)
+    if any(type(x) is ast.Starred for x in call.args[: i + 1]) or i >= len(call.args):
+        return None
+    return call.args[i]
+
+
+def _skip(a: FileAnalysis, call: ast.Call, ctx) -> int:
+    """How many leading parameters a call of this file's function fills implicitly (`self`)."""
+    resolved = callee(a, call, ctx.unit)
+    return resolved[2] if resolved is not None else 0
+
+
 def _as_seen_by(a: FileAnalysis, caller, name: str) -> str:
     """`name` (bound where an object was built) as the calling function knows it: itself, or the one
     parameter of that function which every call of it passes `name`."""
@@ -430,12 +451,7 @@ def _as_seen_by(a: FileAnalysis, caller, name: str) -> str:
     for param in params:
         given = set()
         for call, ctx in sites:
-            resolved = callee(a, call, ctx.unit)
-            skip = resolved[2] if resolved is not None else 0
-            ordered = [p.arg for p in function.args.posonlyargs + function.args.args][skip:]
-            arg = next((k.value for k in call.keywords if k.arg == param), None)
-            if arg is None and param in ordered and ordered.index(param) < len(call.args):
-                arg = call.args[ordered.index(param)]
+            arg = _argument(call, function, param, _skip(a, call, ctx))
             given.add(dotted(arg) if arg is not None else None)
         if sites and given == {head}:
             found.add(param)
@@ -470,11 +486,7 @@ def _attribute_alias(a: FileAnalysis, owner, attr: str) -> str | None:
     for call, _ in a.calls:
         if type(call.func) is not ast.Name or call.func.id != owner.name:
             continue
-        arg = next((k.value for k in call.keywords if k.arg == param), None)
-        if arg is None and param in params and params.index(param) < len(call.args):
-            arg = call.args[params.index(param)]
-            if any(type(x) is ast.Starred for x in call.args[: params.index(param) + 1]):
-                arg = None
+        arg = _argument(call, init, param, 1)
         names.add(dotted(arg) if arg is not None else None)
     if len(names) == 1 and None not in names:
         memo[key] = names.pop()
@@ -526,11 +538,7 @@ def _items(a: FileAnalysis, expr: ast.expr, unit, depth: int = 4) -> list[ast.ex
         return None
     site, ctx = sites[0]
     params = [p.arg for p in function.args.posonlyargs + function.args.args]
-    if params and params[0] == "self":
-        params = params[1:]
-    arg = next((k.value for k in site.keywords if k.arg == key), None)
-    if arg is None and key in params and params.index(key) < len(site.args):
-        arg = site.args[params.index(key)]
+    arg = _argument(site, function, key, 1 if params[:1] == ["self"] else 0)
     if arg is None and not any(type(x) is ast.Starred for x in site.args) and all(k.arg for k in site.keywords):
         given = function.args
         defaults = dict(zip([p.arg for p in given.posonlyargs + given.args][::-1], given.defaults[::-1]))
@@ -584,13 +592,8 @@ def _passed_everywhere(a: FileAnalysis, function: ast.AST, param: str):
     found = set()
     sites = call_sites(a, function)
     for call, ctx in sites:
-        resolved = callee(a, call, ctx.unit)
-        skip = resolved[2] if resolved is not None else 0
-        params = [p.arg for p in function.args.posonlyargs + function.args.args][skip:]
-        arg = next((k.value for k in call.keywords if k.arg == param), None)
-        if arg is None and param in params and params.index(param) < len(call.args):
-            arg = call.args[params.index(param)]
-        if arg is None or any(type(x) is ast.Starred for x in call.args) or any(k.arg is None for k in call.keywords):
+        arg = _argument(call, function, param, _skip(a, call, ctx))
+        if arg is None or any(k.arg is None for k in call.keywords):
             return None
         if type(arg) is ast.Name and arg.id in a.functions:
             found.add((a.functions[arg.id], None))
