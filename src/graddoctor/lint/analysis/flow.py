@@ -130,9 +130,15 @@ class _Builder:
                 self.spans.append((stmt, first, len(self.out)))
             self.stmts(stmt.orelse, path)
         elif kind in (ast.With, ast.AsyncWith):
+            managers = []
             for item in stmt.items:
                 self.exprs(item.context_expr, path)
+                managers.append(self._manager(item.context_expr))
+            for item, (enter, _) in zip(stmt.items, managers):  # `with StepGuard(opt):` runs `__enter__` first
+                self._inline(enter, item.context_expr, path)
             self.stmts(stmt.body, path)
+            for item, (_, leave) in reversed(list(zip(stmt.items, managers))):  # and `__exit__` after the body
+                self._inline(leave, item.context_expr, path)
         elif kind is ast.If:
             self.exprs(stmt.test, path)
             self.stmts(stmt.body, path + (Arm(stmt, 0),))
@@ -327,25 +333,56 @@ class _Builder:
                 self.out.append(Event(e.kind, e.node, e.target, where + e.path, e.scaled, e.model_zero))
         return True
 
+    def _manager(self, expr: ast.expr) -> tuple:
+        """What entering and leaving `with expr:` runs of this file: `(target, owner, part)` each, or None.
+
+        An instance of the file's class (`StepGuard(opt)`, a name built from one): its `__enter__` and
+        `__exit__`. A `@contextmanager` function of the file: its body before the `yield`, and after it.
+        """
+        a = self.a
+        if type(expr) is ast.Call and type(expr.func) is ast.Name and expr.func.id in a.functions:
+            function = a.functions[expr.func.id]
+            if any((dotted(d) or "").endswith("contextmanager") for d in function.decorator_list):
+                return (function, None, "enter"), (function, None, "exit")
+            return None, None
+        ctor = expr if type(expr) is ast.Call else a.names.constructed.get(dotted(expr)) if type(expr) in _NAMED else None
+        info = a.classes.get(ctor.func.id) if type(ctor) is ast.Call and type(ctor.func) is ast.Name else None
+        if info is None:
+            return None, None
+        enter, leave = method_of(a.classes, info, "__enter__"), method_of(a.classes, info, "__exit__")
+        return ((enter, info, None) if enter is not None else None), ((leave, info, None) if leave is not None else None)
+
+    def _inline(self, found, manager: ast.expr, path: tuple) -> None:
+        """The events of entering or leaving a context manager, named as the `with` line names things."""
+        if found is None:
+            return
+        target, owner, part = found
+        call = manager if owner is None else ast.Call(ast.Attribute(manager, target.name, ast.Load()), [], [])
+        rename = _renaming(self.a, call, (target, owner, 0 if owner is None else 1), self._unit())
+        for e in self._helper_events(target, owner, part=part):
+            self.out.append(Event(e.kind, e.node, rename(e.target), path + e.path, e.scaled, e.model_zero))
+
     def _unit(self):
         """The unit whose body this is: the function's, or the module's."""
         return self.a.unit_of.get(id(self.function) if self.function is not None else id(self.a.tree))
 
     def _resolve(self, call: ast.Call):
-        """The function or method of this file that `call` runs, with its class (calls.resolve)."""
+        """The function or method of this file that `call` runs, with its class (calls.resolve); a
+        construction of the file's class runs its `__init__` (`StepGuard(opt)` hands `opt` to no unknown)."""
         if type(call.func) not in _NAMED:
             return None
-        return resolve(call, self.a.functions, self.a.classes, self.cls, self.names, methods=file_methods(self.a))
+        return resolve(call, self.a.functions, self.a.classes, self.cls, self.names, init=True,
+                       methods=file_methods(self.a))
 
     def _statement(self, call: ast.Call) -> bool:
         """`torch.set_grad_enabled(False)` on its own line switches the mode; `with torch.set_grad_enabled(...)` is scoped."""
         return call.lineno in self.a.grad_switch_lines
 
-    def _helper_events(self, target: ast.AST, owner=None, hooks: tuple = ()) -> list[Event]:
+    def _helper_events(self, target: ast.AST, owner=None, hooks: tuple = (), part: str | None = None) -> list[Event]:
         """The events of a same-file helper, computed once per file (a helper is often called from many loops),
         and once per hook name it is given (`self.notify("on_grad_computed")`, see `_hook_names`)."""
         memo = self.a.__dict__.setdefault("_helper_events", {})
-        key = (id(target), hooks) if hooks else id(target)
+        key = (id(target), hooks, part) if hooks or part else id(target)
         left = _MAX_DEPTH - len(self.active)  # how many more levels of helpers may be followed from here
         found = memo.get(key)
         if found is not None and (found[1] is None or found[1] >= left):
@@ -360,7 +397,7 @@ class _Builder:
         sub.active = self.active + [target]
         sub.function = target
         sub.hooks = dict(hooks)
-        sub.stmts(target.body, ())
+        sub.stmts(_around_yield(target.body)[part == "exit"] if part else target.body, ())
         # Cut short by the depth limit: good only for callers as deep or deeper (a shallower one sees further).
         memo[key] = (sub.out, left if sub.truncated else None)
         self.truncated = self.truncated or sub.truncated
@@ -604,6 +641,23 @@ def _passed_everywhere(a: FileAnalysis, function: ast.AST, param: str):
             return None
         found.add((info.methods["__call__"], info))
     return found.pop() if len(found) == 1 else None
+
+
+def _around_yield(body: list[ast.stmt]) -> tuple[list[ast.stmt], list[ast.stmt]]:
+    """A `@contextmanager` body split at its `yield` statement (also one inside `try:`, its `finally:`
+    after): what entering runs, and what leaving runs. Both empty when the yield sits elsewhere."""
+    for i, stmt in enumerate(body):
+        if _is_yield(stmt):
+            return body[:i], body[i + 1:]
+        if type(stmt) is ast.Try:
+            for j, inner in enumerate(stmt.body):
+                if _is_yield(inner):
+                    return body[:i] + stmt.body[:j], stmt.body[j + 1:] + stmt.orelse + stmt.finalbody + body[i + 1:]
+    return [], []
+
+
+def _is_yield(stmt: ast.stmt) -> bool:
+    return type(stmt) is ast.Expr and type(stmt.value) is ast.Yield
 
 
 def _hook_names(call: ast.Call, found) -> tuple:
