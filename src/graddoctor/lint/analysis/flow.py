@@ -317,8 +317,10 @@ class _Builder:
         arms = False
         if loop:
             items = _items(a, loop.iter, self._unit())
-            if items is not None and all(type(i) is ast.Name and i.id in a.functions for i in items):
-                options = [(a.functions[i.id], None) for i in items]  # `hooks=[clip_grads, log_norms]`, in order
+            items = [_unwrap_partial(i) for i in items] if items is not None else None
+            if items is not None and all(type(i) is ast.Lambda or type(i) is ast.Name and i.id in a.functions
+                                         for i in items):  # `hooks=[clip_grads, lambda m: ...]`, in order
+                options = [(a.functions[i.id] if type(i) is ast.Name else i, None) for i in items]
             else:
                 options = _callable_values(a)
                 arms = len(options) > 1
@@ -397,7 +399,8 @@ class _Builder:
         sub.active = self.active + [target]
         sub.function = target
         sub.hooks = dict(hooks)
-        sub.stmts(_around_yield(target.body)[part == "exit"] if part else target.body, ())
+        body = target.body if type(target) is not ast.Lambda else [ast.copy_location(ast.Expr(target.body), target.body)]
+        sub.stmts(_around_yield(body)[part == "exit"] if part else body, ())
         # Cut short by the depth limit: good only for callers as deep or deeper (a shallower one sees further).
         memo[key] = (sub.out, left if sub.truncated else None)
         self.truncated = self.truncated or sub.truncated
@@ -632,8 +635,12 @@ def _passed_everywhere(a: FileAnalysis, function: ast.AST, param: str):
         arg = _argument(call, function, param, _skip(a, call, ctx))
         if arg is None or any(k.arg is None for k in call.keywords):
             return None
+        arg = _unwrap_partial(arg)
         if type(arg) is ast.Name and arg.id in a.functions:
             found.add((a.functions[arg.id], None))
+            continue
+        if type(arg) is ast.Lambda:  # `after_step=lambda m: clip(m, 1.0)`
+            found.add((arg, None))
             continue
         ctor = a.names.constructed.get(dotted(arg)) if type(arg) in _NAMED else arg if type(arg) is ast.Call else None
         info = a.classes.get(ctor.func.id) if type(ctor) is ast.Call and type(ctor.func) is ast.Name else None
@@ -658,6 +665,13 @@ def _around_yield(body: list[ast.stmt]) -> tuple[list[ast.stmt], list[ast.stmt]]
 
 def _is_yield(stmt: ast.stmt) -> bool:
     return type(stmt) is ast.Expr and type(stmt.value) is ast.Yield
+
+
+def _unwrap_partial(arg: ast.expr) -> ast.expr:
+    """`functools.partial(clip, max_norm=1.0)` calls `clip`."""
+    if type(arg) is ast.Call and (dotted(arg.func) or "").split(".")[-1] == "partial" and arg.args:
+        return arg.args[0]
+    return arg
 
 
 def _hook_names(call: ast.Call, found) -> tuple:
