@@ -11,8 +11,15 @@ its `else:`, two `except` handlers, two `case`s) and the order checks judge a
 clip or a zero_grad only against calls that can run with it. One pass per
 function gives every loop in it: a loop's iteration is its slice of the events
 (`Event.within(loop)` sets the two marks).
-Calls to functions and methods defined in the same file are followed (a few
-levels deep), so a `train_step()` helper counts where it is called.
+Calls to functions and methods defined in the same file are followed (five
+levels deep), so a `train_step()` helper counts where it is called, its optimizer
+names read as the call site names them (`_renaming`). So are the calls whose
+target the file shows less directly: callbacks (`for cb in self.callbacks:
+cb.after_step(self)`, each listed object's method, or each class of the file that
+defines it, in its own arm), hooks called by name (`getattr(cb, event)(self)` in a
+`notify(event)` helper), functions, lambdas and partials given as parameters,
+`self(...)`, `super().m()`, a class's `__init__`, and what a `with` statement's
+context manager runs on entering and leaving.
 Calls we cannot see into that receive the optimizer are `opaque`: they may
 step or clear gradients, so the checks stay silent about them.
 """
