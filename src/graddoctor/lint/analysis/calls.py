@@ -43,6 +43,9 @@ def owner_class(func: ast.expr, classes: dict, cls, names: Names | None):
     if kind is ast.Name and owner.id == "self":
         return cls
     if kind is ast.Call and type(owner.func) is ast.Name:
+        if owner.func.id == "super" and not owner.args and cls is not None:  # `super().train_step(batch)`
+            bases = [dotted(b) or "" for b in cls.node.bases]
+            return next((classes[b] for b in bases if b in classes), None)
         return classes.get(owner.func.id)  # `MiniTrainer().fit(...)`
     if names is None or kind not in (ast.Name, ast.Attribute):
         return None
@@ -157,3 +160,37 @@ def _kind_of(names: Names, arg: ast.expr) -> tuple[str, str | None, ast.Call | N
     if key is None or key not in names.kind:
         return None
     return names.kind[key], names.cls.get(key), names.call.get(key)
+
+
+def possible_methods(call: ast.Call, classes: dict, names: Names, built: frozenset[str],
+                     foreign: frozenset[str]) -> list[tuple[ast.AST, object]]:
+    """The methods of this file that `obj.m(...)` may run when `resolve` cannot tell what `obj` is.
+
+    A callback list (`for cb in self.callbacks: cb.on_step_end(...)`), a parameter nobody passes
+    a known instance: `obj` is one of the classes of this file
+    that define `m` and are built in it (`built`), or something else that has an `m`. Nothing is
+    answered when `obj` is known (a module, an optimizer, an instance of a library's class), is
+    `self`, or starts from an imported name (`foreign`), or `m` is a dunder. Several answers mean
+    any one of them, or each in turn: the caller decides what it can say.
+    """
+    func = call.func
+    if type(func) is not ast.Attribute:
+        return []
+    recv, attr = func.value, func.attr
+    if attr.startswith("__"):
+        return []
+    base = recv.value if type(recv) is ast.Subscript else recv
+    key = dotted(base)
+    if key is None or key.split(".", 1)[0] in foreign or key == "self" or names.of(key) is not None:
+        return []
+    if key in names.constructed or key in names.call or (type(recv) is not ast.Subscript and names.of(recv)):
+        return []  # an instance of a known class: `resolve` answers for the file's own ones
+    out, seen = [], set()
+    for info in classes.values():
+        if info.name not in built:
+            continue
+        method = method_of(classes, info, attr)
+        if method is not None and id(method) not in seen:
+            seen.add(id(method))
+            out.append((method, info))
+    return out

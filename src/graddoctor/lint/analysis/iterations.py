@@ -38,6 +38,10 @@ def _units_with_training_calls(a: FileAnalysis) -> set[int]:
     """
     busy: set[int] = set()
     callers: dict[int, set[int]] = {}  # callee unit -> units that call it
+    by_name: dict[str, list[Unit]] = {}  # method name -> the units of the file's methods of that name
+    for u in a.units:
+        if u.cls is not None and isinstance(u.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            by_name.setdefault(u.node.name, []).append(u)
     for call, ctx in a.calls:
         unit = id(ctx.unit)
         func = call.func
@@ -56,6 +60,9 @@ def _units_with_training_calls(a: FileAnalysis) -> set[int]:
         if callee is not None:
             callee_unit = a.unit_of.get(id(callee))
             if callee_unit is not None:
+                callers.setdefault(id(callee_unit), set()).add(unit)
+        elif kind is ast.Attribute and func.attr in by_name:  # `cb.on_step_end()`: any method of that name
+            for callee_unit in by_name[func.attr]:
                 callers.setdefault(id(callee_unit), set()).add(unit)
     if ".grad = " in a.source or ".grad=" in a.source:
         busy.update(id(u) for u in a.units)
@@ -85,7 +92,7 @@ def iterations(a: FileAnalysis) -> list[Iteration]:
             if id(unit) not in busy:
                 continue
             cls = unit.cls.name if unit.cls else None
-            events, spans = unit_events(unit.node.body, a, cls)
+            events, spans = unit_events(unit.node.body, a, cls, unit.node)
             if not events:
                 continue
             if isinstance(unit.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
