@@ -207,6 +207,18 @@ class KeptAlive(Observer):
                     break
                 frame = frame.f_back
 
+    def before_step(self, event: StepEvent) -> None:
+        """The window closes as the step that ends its iteration begins: the optimizer's own ops (under
+        no_grad, nothing a window records) and the observers' measurements around the step do not
+        pass through the recorder's Python, which was most of a window's cost (and of a session's start)."""
+        if self._recorder is None or self.cycles + 1 <= self._opened_at:
+            return
+        counts = self.session.discovered.steps_by_optimizer
+        key = id(event.optimizer)
+        others = [n for k, n in counts.items() if k != key]
+        if not others or counts.get(key, 0) + 1 <= min(others):  # as after_step will count it: it ends a cycle
+            self._close(self.cycles + 1)
+
     def after_step(self, event: StepEvent) -> None:
         # An iteration ends with the step of the optimizer that steps least often (the last
         # of them when they tie): a GAN's generator step, not its discriminator's.
