@@ -72,6 +72,15 @@ def has_values(t: object) -> bool:
 _STRIDED = torch.strided
 
 
+def all_have_values(tensors) -> bool:
+    """Whether every one of `tensors` has_values (a measured step's gradients and weights: one call and
+    a plain loop, not a generator resumed per tensor)."""
+    for t in tensors:
+        if not has_values(t):
+            return False
+    return True
+
+
 def readable(tensors) -> list[Tensor]:
     """The tensors of `tensors` whose values can be read (has_values)."""
     return [t for t in tensors if has_values(t)]

@@ -163,6 +163,7 @@ class KeptAlive(Observer):
 
     # --- loss results, every call (cheap) ---------------------------------------------------
 
+    @loss_patches.ignored
     def on_loss(self, name: str, args: tuple, kwargs: dict, frame) -> None:
         pass  # the result is what is followed
 
