@@ -51,9 +51,12 @@ def ignored(method: Callable) -> Callable:
 
 def _rebuild() -> None:
     global _on_loss, _on_result
-    _on_loss = tuple(m for m in (l.on_loss for l in _listeners) if not getattr(m, "ignored_by_loss_wrapper", False))
-    _on_result = tuple(m for m in (l.on_loss_result for l in _listeners)
-                       if not getattr(m, "ignored_by_loss_wrapper", False))
+    on_loss, on_result = [], []
+    for listener in _listeners:
+        for method, into in ((listener.on_loss, on_loss), (listener.on_loss_result, on_result)):
+            if not getattr(method, "ignored_by_loss_wrapper", False):
+                into.append(method)
+    _on_loss, _on_result = tuple(on_loss), tuple(on_result)
 
 
 def last_loader() -> DataLoader | None:

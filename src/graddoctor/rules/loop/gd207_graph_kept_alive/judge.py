@@ -122,16 +122,16 @@ class _Recorder(TorchFunctionMode):
         named at that line, where the history is kept, not at the loop's `output = model(x)`."""
         frame = sys._getframe(3)
         outer = None
+        loop_code = self.loop_code
         while frame is not None:
             code = frame.f_code
-            if code is self.loop_code:
+            if code is loop_code:
                 return (code.co_filename, frame.f_lineno)
-            if inside_model and is_user_file(code.co_filename) and \
-                    isinstance(frame_locals(frame).get("self"), torch.nn.Module):
-                return (code.co_filename, frame.f_lineno)
-            if is_user_file(code.co_filename):
+            if is_user_file(code.co_filename):  # once per frame
+                if inside_model and isinstance(frame_locals(frame).get("self"), torch.nn.Module):
+                    return (code.co_filename, frame.f_lineno)
                 outer = (code.co_filename, frame.f_lineno)
-                if self.loop_code is None:
+                if loop_code is None:
                     return outer
             frame = frame.f_back
         return outer
