@@ -28,7 +28,8 @@ only): there each block ends with `torch.cuda.synchronize()`, so a host sync
 that watch() would add shows as lost overlap.
 `python benchmarks/bench_watch.py [--rounds N] [--steps N] [--only NAME] [--threads N] [--device D] [--no-fit]`,
 or `--observers NAME` for what each observer costs per step on one workload, or `--calls NAME`
-for the Python calls into graddoctor per steady step (a count the machine's load does not move).
+for the Python calls into graddoctor per steady step (a count the machine's load does not move),
+`--start-calls NAME` the same over a session's start (watch(), attach, first 4 steps, detach).
 
 Workloads also include the 3-layer MLP (Linear 32-64-64-1, batch 64, Adam), the
 smallest real step; after the table, a fixed-cost line fits the extra µs per step
@@ -309,6 +310,45 @@ def call_counts(name: str, steps: int = 400, warm: int = 200, top: int = 15) -> 
             print(f"  {n / steps:7.2f}  {path}:{function}")
 
 
+def start_call_counts(name: str, sessions: int = 20, steps: int = START_STEPS, top: int = 25) -> None:
+    """Python calls into graddoctor per session start: a new watch(), attached, its first `steps`
+    steps and its detach (the "start" column's work), counted as `call_counts` does, averaged over
+    `sessions` fresh sessions on one model (after 2 plain steps)."""
+    from collections import Counter
+
+    import graddoctor
+
+    root = str(Path(graddoctor.__file__).resolve().parent)
+    torch.manual_seed(0)
+    make = {**WORKLOADS, **FIT}[name][0]
+    model, opt, step = make("cpu")
+    for _ in range(2):
+        step()
+    counts: Counter = Counter()
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(root):
+            counts[(frame.f_code.co_filename[len(root) + 1:], frame.f_code.co_name)] += 1
+
+    for _ in range(2):  # first sessions import and cache what every later one reuses
+        with watch(model, opt):
+            for _ in range(steps):
+                step()
+    sys.setprofile(profile)
+    try:
+        for _ in range(sessions):
+            w = watch(model, opt)
+            with w:
+                for _ in range(steps):
+                    step()
+    finally:
+        sys.setprofile(None)
+    print(f"{name} session start: {sum(counts.values()) / sessions:.1f} Python calls into graddoctor per session "
+          f"(watch(), attach, {steps} steps, detach; mean of {sessions})")
+    for (path, function), n in counts.most_common(top):
+        print(f"  {n / sessions:8.1f}  {path}:{function}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=None)
@@ -323,6 +363,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="only: what each observer costs per step on workload NAME (left out one at a time)")
     parser.add_argument("--calls", metavar="NAME",
                         help="only: Python calls into graddoctor per steady step on workload NAME (load-independent)")
+    parser.add_argument("--start-calls", metavar="NAME",
+                        help="only: Python calls into graddoctor per session start on workload NAME (load-independent)")
     parser.add_argument("--device", choices=("cpu", "cuda"), default=None,
                         help="default: cpu, then cuda when a GPU is present")
     # One thread: on a shared 2-core machine, two spinning OpenMP threads per op make
@@ -337,6 +379,9 @@ def main(argv: list[str] | None = None) -> None:
     names = args.only or list(WORKLOADS)
     if args.calls:
         call_counts(args.calls)
+        return
+    if args.start_calls:
+        start_call_counts(args.start_calls)
         return
     if args.observers:
         costs = observer_costs(args.observers, args.rounds, devices[0])

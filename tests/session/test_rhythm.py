@@ -166,8 +166,13 @@ def _late(bug: str, steps: int = 520):
         model = _mlp()
         opt = torch.optim.Adam(model.parameters(), lr=1e-3)
         w = _watched(model, opt, fingerprint=fingerprint)
+        kept = []
+        x_val, y_val = _batch(10_000)
         with w:
             for step in range(1, steps + 1):
+                if bug == "evaluation in training mode from step 300" and step >= 300 and step % 40 == 0:
+                    with torch.no_grad():
+                        kept.append(F.mse_loss(model(x_val), y_val).item())  # dropout still on
                 x, y = _batch(step)
                 if not (bug == "zero_grad removed from step 300" and step >= 300):
                     opt.zero_grad()
@@ -183,6 +188,8 @@ def _late(bug: str, steps: int = 520):
                     loss = F.mse_loss(model[3](model[2](hidden)), y)
                 else:
                     loss = F.mse_loss(model(x), y)
+                if bug == "losses kept in a list from step 300" and step >= 300:
+                    kept.append(loss)
                 loss.backward()
                 opt.step()
             skipped = w.session.rhythm.skipped
@@ -199,6 +206,8 @@ def _late(bug: str, steps: int = 520):
     ("nan at step 500", "GD301"),
     ("lr 0 from step 300", None),
     ("detach from step 250", None),
+    ("losses kept in a list from step 300", "GD207"),
+    ("evaluation in training mode from step 300", "GD211"),
 ])
 def test_a_bug_that_starts_late_is_found_at_the_same_step(bug, code):
     (found_on, params_on, skipped), (found_off, params_off, none) = _late(bug)
@@ -223,3 +232,31 @@ def test_backward_passes_that_never_step_keep_no_growing_pattern():
             F.mse_loss(model(x), y).backward()
         assert len(w.session.rhythm.keys) <= 513
     assert not w.session.internal_errors
+
+
+def test_kept_alive_and_evaluation_mode_sleep_through_repeated_iterations_and_count_them():
+    """GD207 sleeps between its windows (they open by iteration count) and GD211 sleeps while no model
+    has a layer it judges; after the run each has counted every iteration and backward as if awake."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))  # no dropout: nothing for GD211 to hook
+    opt = torch.optim.SGD(model.parameters(), lr=1e-2)
+    w = _watched(model, opt)
+    observers = {o.name: o for o in w.session.observers}
+    kept, evaluation = observers["kept-alive"], observers["evaluation_mode"]
+    shown = {"kept-alive": 0, "evaluation_mode": 0}
+    for name, observer in (("kept-alive", kept), ("evaluation_mode", evaluation)):
+        def counted(event, original=observer.after_step, name=name):
+            shown[name] += 1
+            original(event)
+        observer.after_step = counted
+    with w:
+        for step in range(1, 301):
+            x, y = _batch(step)
+            opt.zero_grad()
+            F.mse_loss(model(x), y).backward()
+            opt.step()
+    assert not w.session.internal_errors
+    assert shown["evaluation_mode"] < 20, shown  # asleep from the rhythm's settling on
+    assert 10 < shown["kept-alive"] < 60, shown  # awake for its windows (every 50 iterations) only
+    assert kept.windows == 6 and kept.cycles == 300 and kept.lifetimes.steps == 300
+    assert evaluation.backwards == 300 == w.session.backward_count

@@ -39,11 +39,15 @@ def _plain_type(cls: type) -> bool:
 def has_values(t: object) -> bool:
     """Whether `t` is a tensor whose elements can be read without running anyone's code and
     without touching freed memory (False also for a tensor with no elements)."""
-    # Called on the hot path (the loss of every backward): no torch.device object is made,
-    # and a contiguous view's extent is its element count.
-    if not isinstance(t, Tensor) or not _plain_type(type(t)):
+    # Called on the hot path (the loss of every backward, every gradient and weight of a measured
+    # step): no torch.device object is made, a contiguous view's extent is its element count, the
+    # class's answer is a dictionary read, and the cheapest tests come first.
+    if not isinstance(t, Tensor):
         return False
-    if t.layout is not torch.strided or t.is_nested or t.is_quantized or t.is_meta:
+    plain = _plain_types.get(type(t))
+    if not (plain or (plain is None and _plain_type(type(t)))):
+        return False
+    if t.layout is not _STRIDED or t.is_nested or t.is_quantized or t.is_meta:
         return False
     if not (t.is_cpu or t.is_cuda or t.is_xpu or t.is_mps):
         return False
@@ -63,6 +67,18 @@ def has_values(t: object) -> bool:
     else:
         span = sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride()))
     return storage.data_ptr() != 0 and storage.nbytes() >= (t.storage_offset() + span + 1) * t.element_size()
+
+
+_STRIDED = torch.strided
+
+
+def all_have_values(tensors) -> bool:
+    """Whether every one of `tensors` has_values (a measured step's gradients and weights: one call and
+    a plain loop, not a generator resumed per tensor)."""
+    for t in tensors:
+        if not has_values(t):
+            return False
+    return True
 
 
 def readable(tensors) -> list[Tensor]:

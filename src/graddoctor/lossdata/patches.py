@@ -37,6 +37,26 @@ _listeners: list[Any] = []
 built_at: "weakref.WeakKeyDictionary[Any, Location]" = weakref.WeakKeyDictionary()  # container or loader -> line
 _last_loader: list = [None]  # weak reference to the DataLoader whose iteration began last
 _inside = threading.local()  # `active`: a loss call is under way on this thread
+# The listeners' bound methods the loss wrapper calls, rebuilt when one comes or goes: a method marked
+# `ignored` (it does nothing) is left out, so a loss call costs only the calls that do something.
+_on_loss: tuple = ()
+_on_result: tuple = ()
+
+
+def ignored(method: Callable) -> Callable:
+    """Marks a listener's `on_loss` or `on_loss_result` that does nothing: the wrapper does not call it."""
+    method.ignored_by_loss_wrapper = True  # type: ignore[attr-defined]
+    return method
+
+
+def _rebuild() -> None:
+    global _on_loss, _on_result
+    on_loss, on_result = [], []
+    for listener in _listeners:
+        for method, into in ((listener.on_loss, on_loss), (listener.on_loss_result, on_result)):
+            if not getattr(method, "ignored_by_loss_wrapper", False):
+                into.append(method)
+    _on_loss, _on_result = tuple(on_loss), tuple(on_result)
 
 
 def last_loader() -> DataLoader | None:
@@ -50,11 +70,13 @@ def listen(listener) -> None:
     instrumentation.attach(OWNER, listener)
     if listener not in _listeners:
         _listeners.append(listener)
+        _rebuild()
 
 
 def unlisten(listener) -> None:
     if listener in _listeners:
         _listeners.remove(listener)
+        _rebuild()
     instrumentation.detach(OWNER, listener)
     if not _listeners:
         _last_loader[0] = None
@@ -83,15 +105,15 @@ def _loss_wrapper(name: str) -> Callable[[Callable], Callable]:
             if not _listeners or getattr(_inside, "active", False) or torch.compiler.is_compiling():
                 return original(*args, **kwargs)
             frame = sys._getframe(1)
-            for listener in list(_listeners):
-                listener.on_loss(name, args, kwargs, frame)  # guards itself: never raises
+            for on_loss in _on_loss:
+                on_loss(name, args, kwargs, frame)  # guards itself: never raises
             _inside.active = True
             try:
                 result = original(*args, **kwargs)
             finally:
                 _inside.active = False
-            for listener in list(_listeners):
-                listener.on_loss_result(result, frame)  # guards itself: never raises
+            for on_result in _on_result:
+                on_result(result, frame)  # guards itself: never raises
             return result
 
         return loss

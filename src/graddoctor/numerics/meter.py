@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import torch
 
 from graddoctor.graph.naming import ModelIndex
-from graddoctor.graph.readable import has_values
+from graddoctor.graph.readable import all_have_values, has_values
 from graddoctor.locate import Location
 from graddoctor.internal import known_models
 from graddoctor.numerics.batch_size import batch_of
@@ -135,7 +135,7 @@ class Meter:
         self._unmeasured = None
         grads = [p.grad for p in layout.params]
         without = bool(layout.params) and all(g is None for g in grads)
-        if layout.sparse or not all(g is not None and has_values(g) for g in grads):
+        if layout.sparse or not all_have_values(grads):  # (None has no values)
             # a missing gradient, a sparse one, or one whose storage was freed (FSDP): left out
             positions = [i for i, g in enumerate(grads) if g is not None and has_values(g)]
             grads = [grads[i] for i in positions]
@@ -222,7 +222,7 @@ class Meter:
         plan, copy = before
         with torch.no_grad():
             live = [layout.params[i] for i in plan.given]
-            if not all(has_values(p) for p in live):  # storage freed during the step (FSDP): no ratio
+            if not all_have_values(live):  # storage freed during the step (FSDP): no ratio
                 return
             self.pending[-1].ratio = Readout(join(plan.change_norms(copy, live)))
             self.pending[-1].ratio_positions = plan.positions

@@ -98,6 +98,7 @@ class LossDataObserver(Observer):
         except Exception:
             self._failed()
 
+    @patches.ignored
     def on_loss_result(self, result, frame) -> None:
         """The loss's inputs are what these checks read; its result tells them nothing more."""
 

@@ -28,21 +28,10 @@ _handles: list[Any] = []
 _state = threading.local()
 
 
-def _depth(kind: str) -> int:
-    return getattr(_state, kind, 0)
-
-
-# Nesting is counted per kind, so that SequentialLR stepping its children, or GradScaler.step
-# calling unscale_, is reported once, as the user's call. Two plain calls rather than a context
-# manager made per call: that object was a visible part of a sub-millisecond step.
-def _enter(kind: str) -> bool:
-    depth = getattr(_state, kind, 0)
-    setattr(_state, kind, depth + 1)
-    return depth == 0
-
-
-def _leave(kind: str) -> None:
-    setattr(_state, kind, getattr(_state, kind, 0) - 1)
+# Nesting is counted per kind (a plain attribute of `_state`, read and set inline by each wrapper),
+# so that SequentialLR stepping its children, or GradScaler.step calling unscale_, is reported
+# once, as the user's call: no helper call and no context manager per wrapped call, which were a
+# visible part of a sub-millisecond step.
 
 
 manual = ManualSteps(lambda: list(_sessions), lambda: getattr(_state, "stepping", None))
@@ -120,10 +109,11 @@ def _declare_module_state() -> None:
 def _declare_backward() -> None:
     def make(original: Callable) -> Callable:
         def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, *args, **kwargs):
-            if not _sessions or _depth("backward"):
+            if not _sessions or getattr(_state, "backward", 0):
                 return original(tensors, grad_tensors, retain_graph, create_graph, *args, **kwargs)
-            manual.end()
-            _enter("backward")
+            if manual.pending:
+                manual.end()
+            _state.backward = 1
             try:
                 event = BackwardEvent(
                     loss=tensors,
@@ -153,7 +143,7 @@ def _declare_backward() -> None:
                 event.extra = {}
                 return result
             finally:
-                _leave("backward")
+                _state.backward = 0
 
         return backward
 
@@ -193,7 +183,7 @@ def _register_step_hooks() -> None:
         current = getattr(_state, "stepping", None)
         if current is not None and current is not optimizer:
             return None
-        if not manual.settled:
+        if manual.pending or not manual.real_stepped:  # (manual.settled, without a property call per step)
             _guarded(manual.real_step)
         _state.stepping = optimizer
         _state.step_begun = False
@@ -248,7 +238,8 @@ def flush_manual_step() -> None:
 
 
 def _call_event(kind: str, method: str, target, args: tuple, kwargs: dict, result=None) -> None:
-    manual.end()
+    if manual.pending:
+        manual.end()
     where = user_location(sys._getframe(2))
     event = CallEvent(kind=kind, target=target, where=where, step=0, method=method, args=args, kwargs=kwargs, result=result)
     for session in list(_sessions):
@@ -260,13 +251,13 @@ def _method_wrapper(kind: str, method: str, skip_callers: tuple[str, ...] = ()) 
         def wrapper(self, *args, **kwargs):
             if not _sessions:
                 return original(self, *args, **kwargs)
-            caller = sys._getframe(1).f_code.co_name
-            outermost = _enter(kind)
+            depth = getattr(_state, kind, 0)
+            setattr(_state, kind, depth + 1)
             try:
                 result = original(self, *args, **kwargs)
             finally:
-                _leave(kind)
-            if outermost and caller not in skip_callers:
+                setattr(_state, kind, depth)
+            if not depth and (not skip_callers or sys._getframe(1).f_code.co_name not in skip_callers):
                 _call_event(kind, method, self, args, kwargs, result)
             return result
 
@@ -280,12 +271,13 @@ def _function_wrapper(kind: str, method: str) -> Callable:
         def wrapper(*args, **kwargs):
             if not _sessions:
                 return original(*args, **kwargs)
-            outermost = _enter(kind)
+            depth = getattr(_state, kind, 0)
+            setattr(_state, kind, depth + 1)
             try:
                 result = original(*args, **kwargs)
             finally:
-                _leave(kind)
-            if outermost:
+                setattr(_state, kind, depth)
+            if not depth:
                 _call_event(kind, method, None, args, kwargs, result)
             return result
 

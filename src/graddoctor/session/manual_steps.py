@@ -77,7 +77,7 @@ class ManualSteps:
         self._backwards_since_step = 0
         self._known: list[weakref.ref] = []  # leaves that received gradients
         self._by_storage: dict[int, weakref.ref] = {}
-        self._pending: set[int] = set()
+        self.pending: set[int] = set()  # ids of the parameters updated in the manual step in progress (dispatch reads it inline)
         self._new: list[torch.Tensor] = []  # updated leaves the stand-in does not hold yet
         self._expected: int | None = None
         self._busy = False
@@ -90,7 +90,7 @@ class ManualSteps:
     def settled(self) -> bool:
         """A real optimizer stepped and no manual step is in progress: `after_backward` and
         `real_step` have nothing left to do (dispatch skips calling them on the hot path)."""
-        return self.real_stepped and not self._pending
+        return self.real_stepped and not self.pending
 
     # --- events from dispatch -------------------------------------------------------------
 
@@ -116,10 +116,10 @@ class ManualSteps:
 
     def end(self) -> None:
         """End the manual step in progress, if any (a loop call or the end of the session)."""
-        if not self._pending or self._busy:
+        if not self.pending or self._busy:
             return
-        self._expected = len(self._pending)
-        self._pending = set()
+        self._expected = len(self.pending)
+        self.pending = set()
         self._backwards_since_step = 0
         opt = self.optimizer
         if self._new and opt is not None:  # added between steps, so a step sees one parameter list
@@ -155,11 +155,11 @@ class ManualSteps:
                 result = original(tensor, *args, **kwargs)
             finally:
                 tracker._busy = busy
-            if param is not None and len(tracker._pending) == 1 and tracker.optimizer is not None:
+            if param is not None and len(tracker.pending) == 1 and tracker.optimizer is not None:
                 grad = param.grad
                 if grad is not None:
                     tracker.optimizer.first_update = (weakref.ref(param), weakref.ref(grad), grad._version)
-            if param is not None and tracker._expected is not None and len(tracker._pending) >= tracker._expected:
+            if param is not None and tracker._expected is not None and len(tracker.pending) >= tracker._expected:
                 tracker.end()  # the last parameter of the pass: the step is complete
             return result
 
@@ -179,11 +179,11 @@ class ManualSteps:
         return None
 
     def _before(self, param: torch.Tensor, args: tuple, kwargs: dict) -> None:
-        if id(param) in self._pending:
+        if id(param) in self.pending:
             self.end()  # updated again: the previous pass is over
-        if not self._pending:
+        if not self.pending:
             self._begin(param, args, kwargs)
-        self._pending.add(id(param))
+        self.pending.add(id(param))
         opt = self.optimizer
         if opt is not None and not any(p is param for p in opt.param_groups[0]["params"]):
             self._new.append(param)

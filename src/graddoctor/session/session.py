@@ -167,7 +167,7 @@ class Session:
 
     def begin_backward(self, event: BackwardEvent) -> None:
         event.index = self.backward_count
-        event.step = self.step
+        event.step = self.steps_taken + 1  # (self.step, without a property call on the hot path)
         self.backward_count += 1
         if event.index == 0:
             self._call(None, "discover_models", self.discovered.discover_models)
@@ -192,10 +192,11 @@ class Session:
         self.rhythm.block()
 
     def begin_step(self, optimizer: torch.optim.Optimizer, where: Location) -> None:
-        if self.discovered.first_step(optimizer):
-            self._call(None, "discover_models", self.discovered.discover_models)
-            self._call(None, "name_optimizer", lambda: self.discovered.name_optimizer(optimizer))
-        event = self._current_step = StepEvent(optimizer, where, self.step)
+        discovered = self.discovered
+        if discovered.first_step(optimizer):
+            self._call(None, "discover_models", discovered.discover_models)
+            self._call(None, "name_optimizer", lambda: discovered.name_optimizer(optimizer))
+        event = self._current_step = StepEvent(optimizer, where, self.steps_taken + 1)
         if isinstance(optimizer, ManualUpdates):
             self.rhythm.block()  # a manual update: its parameters are found by watching them, not by a call
         if self.rhythm.enabled:
@@ -205,14 +206,14 @@ class Session:
             self._dispatch("before_step", event)
 
     def end_step(self, optimizer: torch.optim.Optimizer) -> None:
-        self.discovered.count_step(optimizer)
+        counts = self.discovered.steps_by_optimizer
+        counts[id(optimizer)] = counts.get(id(optimizer), 0) + 1  # (discovered.count_step, inline)
         self.steps_taken += 1
         event = self._current_step
         if event is not None and event.optimizer is optimizer:
             rhythm = self.rhythm
             self._dispatch("after_step", event,
                            rhythm.after("after_step", self._full("after_step")) if rhythm.steady else None)
-        counts = self.discovered.steps_by_optimizer
         if len(counts) < 2 or counts.get(id(optimizer), 0) <= min(counts.values()):
             # an iteration ends with the step of the optimizer that steps least often (a GAN's generator)
             self.rhythm.end_iteration()
@@ -220,7 +221,7 @@ class Session:
             raise StopRun(f"stopped after {self.steps_taken} optimizer steps (--max-steps)")
 
     def on_call(self, event: CallEvent) -> None:
-        event.step = self.step
+        event.step = self.steps_taken + 1
         if self.rhythm.enabled:
             self._keyed("on_call", event, ("call", event.kind, event.method, id(event.target), event.where))
         else:

@@ -107,8 +107,29 @@ def add_skip_dirs(paths: list[str]) -> list[str]:
     added = [p for p in paths if p not in dirs]
     if added:
         dirs.extend(added)
-        recompile()
+        _recompile(trace_rules)
     return added
+
+
+# tuple(SKIP_DIRS) -> the SKIP_DIRS_RE torch compiled from it. Every session's attach adds graddoctor's
+# folders and its detach takes them out again, and `_recompile_re` normalises every path of the list
+# each time (a pathlib object per entry, about half of an attach's cost): the two lists recur, so their
+# patterns are kept. The pattern is a function of the list alone.
+_skip_patterns: dict[tuple, Any] = {}
+
+
+def _recompile(trace_rules) -> None:
+    key = tuple(trace_rules.SKIP_DIRS)
+    found = _skip_patterns.get(key)
+    if found is not None and hasattr(trace_rules, "SKIP_DIRS_RE"):
+        trace_rules.SKIP_DIRS_RE = found
+        return
+    trace_rules._recompile_re()
+    if len(_skip_patterns) > 8:  # a list that keeps changing (another tool adding folders): keep memory flat
+        _skip_patterns.clear()
+    made = getattr(trace_rules, "SKIP_DIRS_RE", None)
+    if made is not None:
+        _skip_patterns[key] = made
 
 
 def remove_skip_dirs(added: list[str]) -> None:
@@ -121,7 +142,7 @@ def remove_skip_dirs(added: list[str]) -> None:
     for path in added:
         while path in dirs:
             dirs.remove(path)
-    trace_rules._recompile_re()
+    _recompile(trace_rules)
 
 
 def skip_dirs() -> list[str] | None:

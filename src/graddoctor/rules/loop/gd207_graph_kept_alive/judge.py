@@ -41,6 +41,7 @@ from graddoctor.rules.loop.gd207_graph_kept_alive.lifetimes import LossLifetimes
 from graddoctor.lossdata import patches as loss_patches
 from graddoctor.rules import make
 from graddoctor.session import mode_stack, torch_private
+from graddoctor.session.rhythm import disrupt
 from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
 
 _MAX_TRACKED = 4096
@@ -121,16 +122,16 @@ class _Recorder(TorchFunctionMode):
         named at that line, where the history is kept, not at the loop's `output = model(x)`."""
         frame = sys._getframe(3)
         outer = None
+        loop_code = self.loop_code
         while frame is not None:
             code = frame.f_code
-            if code is self.loop_code:
+            if code is loop_code:
                 return (code.co_filename, frame.f_lineno)
-            if inside_model and is_user_file(code.co_filename) and \
-                    isinstance(frame_locals(frame).get("self"), torch.nn.Module):
-                return (code.co_filename, frame.f_lineno)
-            if is_user_file(code.co_filename):
+            if is_user_file(code.co_filename):  # once per frame
+                if inside_model and isinstance(frame_locals(frame).get("self"), torch.nn.Module):
+                    return (code.co_filename, frame.f_lineno)
                 outer = (code.co_filename, frame.f_lineno)
-                if self.loop_code is None:
+                if loop_code is None:
                     return outer
             frame = frame.f_back
         return outer
@@ -154,6 +155,7 @@ class KeptAlive(Observer):
         self.lifetimes = LossLifetimes()
         self._lifetime_found: dict[tuple, Finding] = {}
         self._following = True
+        self._asleep = False  # sleeping through repeated iterations (session/rhythm.py): told by wake_in, resync
 
     def start(self, session) -> None:
         super().start(session)
@@ -161,6 +163,7 @@ class KeptAlive(Observer):
 
     # --- loss results, every call (cheap) ---------------------------------------------------
 
+    @loss_patches.ignored
     def on_loss(self, name: str, args: tuple, kwargs: dict, frame) -> None:
         pass  # the result is what is followed
 
@@ -168,6 +171,10 @@ class KeptAlive(Observer):
         if not self._following or torch.compiler.is_compiling():  # never inside a graph being traced
             return
         self._follow(self.lifetimes.on_result, result, frame)
+        if self._asleep and self.lifetimes.pending():
+            # a line's results pile up (a list of losses begun late): its verdict needs the backwards and
+            # steps that follow, seen as they come
+            disrupt(self.session)
 
     def _follow(self, call, *args) -> None:
         try:
@@ -201,6 +208,18 @@ class KeptAlive(Observer):
                     break
                 frame = frame.f_back
 
+    def before_step(self, event: StepEvent) -> None:
+        """The window closes as the step that ends its iteration begins: the optimizer's own ops (under
+        no_grad, nothing a window records) and the observers' measurements around the step do not
+        pass through the recorder's Python, which was most of a window's cost (and of a session's start)."""
+        if self._recorder is None or self.cycles + 1 <= self._opened_at:
+            return
+        counts = self.session.discovered.steps_by_optimizer
+        key = id(event.optimizer)
+        others = [n for k, n in counts.items() if k != key]
+        if not others or counts.get(key, 0) + 1 <= min(others):  # as after_step will count it: it ends a cycle
+            self._close(self.cycles + 1)
+
     def after_step(self, event: StepEvent) -> None:
         # An iteration ends with the step of the optimizer that steps least often (the last
         # of them when they tie): a GAN's generator step, not its discriminator's.
@@ -226,6 +245,36 @@ class KeptAlive(Observer):
             if torch_private.function_mode_count() == 0 and not self.session.function_mode_held(self):
                 self._open(step)
                 self._next_window = step + max(self.every, self.lag + 2) if self.every else float("inf")
+
+    # --- repeated iterations (session/rhythm.py) ------------------------------------------------
+
+    def wake_in(self, rhythm) -> int | None:
+        """Loss results are followed at every call whatever the rhythm (they are not session events);
+        the backwards and steps only count, except at the iteration where a window opens, closes or
+        is judged (windows open by iteration count), and while a pile of loss results waits for its
+        verdict (a new pile ends the steady rhythm: `on_loss_result`)."""
+        if self._recorder is not None or self.lifetimes.pending() or self._loop_code is None:
+            return 0
+        if self._closed is not None:
+            target = self._closed[0] + self.lag
+        elif self._next_window == float("inf"):
+            self._asleep = True
+            return None
+        else:
+            target = self._next_window
+        # the iteration that ends at cycle `target` is seen; those before it can be missed
+        wake = int(target) - self.cycles - 1
+        self._asleep = wake > 0
+        return max(wake, 0)
+
+    def resync(self, skipped: int, prefix: tuple, rhythm) -> None:
+        """Each missed iteration ended one cycle (its step of the optimizer that steps least often), as
+        `after_step` counts, and held `rhythm.backwards` backwards; the missed start of the iteration in
+        progress, its backwards."""
+        self._asleep = False
+        self.cycles += skipped
+        self.lifetimes.steps += skipped
+        self.lifetimes.backwards += skipped * rhythm.backwards + sum(1 for k in prefix if k[0] == "backward")
 
     @property
     def holds_function_mode(self) -> bool:  # type: ignore[override]

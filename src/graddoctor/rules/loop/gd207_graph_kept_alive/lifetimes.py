@@ -122,6 +122,10 @@ class LossLifetimes:
         line.alive = alive
         return found
 
+    def pending(self) -> bool:
+        """Whether a pile of live results waits for its verdict (it needs every backward and step until then)."""
+        return bool(self._piles)
+
     def on_backward(self) -> list[Pile]:
         """Before a backward: a pile that died without one was never trained on."""
         found = self.settle()

@@ -142,6 +142,22 @@ class EvaluationInTrainingMode(Observer):
         for model in self._optimizers.get(id(event.optimizer), (None, ()))[1]:
             model.steps += 1
 
+    # --- repeated iterations (session/rhythm.py) ------------------------------------------------
+
+    def wake_in(self, rhythm) -> int | None:
+        """With no model hooked (none holds dropout or a norm layer with running statistics, the
+        models of the MLPs and most dispatch-bound loops) nothing happens between its events: every
+        repeated iteration can be missed, the backwards counted in `resync`. A new optimizer (the one
+        event that hooks models: `before_step` discovers its models) changes the pattern and brings it
+        back. With a hooked model its hook records each forward against the backwards and steps as
+        they come: it sees every iteration."""
+        if self.models or self._readers:
+            return 0
+        return None
+
+    def resync(self, skipped: int, prefix: tuple, rhythm) -> None:
+        self.backwards += skipped * rhythm.backwards + sum(1 for k in prefix if k[0] == "backward")
+
     # --- the models -------------------------------------------------------------------------
 
     def _discover(self, optimizer: torch.optim.Optimizer) -> list[_Model]:
