@@ -290,7 +290,10 @@ def _layers_frozen_by_grad_off(a: FileAnalysis, r: Reporter) -> None:
     if not backward_calls(a) or "requires_grad" in a.source or "freeze" in a.source.lower():
         return
     for info in a.classes.values():
-        if not info.is_module or not _optimized_whole(a, info):
+        if not info.is_module:
+            continue
+        optimized = _optimized_layers(a, info)
+        if not optimized:
             continue
         units = [u for u in (a.method_unit(m) for m in info.methods.values()) if u is not None]
         producers = _grad_off_layer_methods(a, info)
@@ -305,13 +308,16 @@ def _layers_frozen_by_grad_off(a: FileAnalysis, r: Reporter) -> None:
                 if found is None or found[0] == layer:
                     continue
                 frozen, off, made = found
+                if "*" not in optimized and frozen not in optimized:
+                    continue  # the optimizer is given other layers only: `frozen` is left out on purpose
                 if _MEANT_FROZEN.search(frozen[5:]):
                     continue  # `self.target_encoder`, `self.ema_model`: kept without gradients on purpose
                 node = ast.Pass(lineno=off.line, col_offset=_indent(r, off.line))
+                given = f"all of `{info.name}`'s parameters" if "*" in optimized else f"`{frozen}`'s parameters"
                 r.add(
                     CODE,
                     f"`{frozen}` runs under {off.how} (line {off.line}) and its output feeds `{layer}` (line "
-                    f"{call.lineno}), which trains: the optimizer is given all of `{info.name}`'s parameters, but "
+                    f"{call.lineno}), which trains: the optimizer is given {given}, but "
                     f"those of `{frozen}` get no gradient through it and never change.",
                     node,
                     related=[r.related(made, "computed without gradient recording"),
@@ -383,18 +389,48 @@ def _fed_from_grad_off(a: FileAnalysis, unit: Unit, call: ast.Call, producers: d
     return None
 
 
-def _optimized_whole(a: FileAnalysis, info) -> bool:
-    """An optimizer built in this file from all the network's parameters: `Adam(self.parameters())` in
-    one of its methods, or `Adam(model.parameters())` where `model` is an instance of it."""
+def _optimized_layers(a: FileAnalysis, info) -> set[str]:
+    """What of the network an optimizer built in this file is given: `{"*"}` for all of its parameters
+    (`Adam(self.parameters())` in one of its methods, `Adam(model.parameters())` where `model` is an
+    instance of it), else its layers whose parameters a parameter group names (`{"params":
+    model.backbone.parameters(), "lr": ...}`, also in a list a helper of this file returns)."""
+    out: set[str] = set()
     for call, ctx in a.calls:
         if a.names.classify_call(call) != "optimizer" or not call.args:
             continue
-        given = call.args[0]
-        if not (type(given) is ast.Call and type(given.func) is ast.Attribute and given.func.attr == "parameters"):
-            continue
+        _given_parameters(a, info, call.args[0], ctx.unit, call.lineno, out, 0)
+    return out
+
+
+def _given_parameters(a: FileAnalysis, info, given: ast.expr, unit: Unit, line: int, out: set[str], depth: int) -> None:
+    """Add to `out` the parts of `info` whose parameters `given` (an optimizer's first argument) holds."""
+    if depth > 4:
+        return
+    kind = type(given)
+    if kind is ast.Call and type(given.func) is ast.Attribute and given.func.attr in ("parameters", "named_parameters"):
         owner = given.func.value
-        if dotted(owner) == "self" and ctx.unit.cls is info:
-            return True
-        if instance_class(a, owner) is info:
-            return True
-    return False
+        if dotted(owner) == "self" and unit.cls is info or instance_class(a, owner) is info:
+            out.add("*")
+        elif type(owner) is ast.Attribute and (
+                dotted(owner.value) == "self" and unit.cls is info or instance_class(a, owner.value) is info):
+            out.add(f"self.{owner.attr}")  # `model.backbone.parameters()`: the layer `self.backbone`
+        return
+    if kind in (ast.List, ast.Tuple):
+        for elt in given.elts:
+            _given_parameters(a, info, elt.value if type(elt) is ast.Starred else elt, unit, line, out, depth + 1)
+    elif kind is ast.Dict:  # a parameter group
+        for k, v in zip(given.keys, given.values):
+            if type(k) is ast.Constant and k.value == "params":
+                _given_parameters(a, info, v, unit, line, out, depth + 1)
+    elif kind is ast.Name:
+        b = a.binding_before(unit, given.id, line)
+        if b is not None and isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
+            _given_parameters(a, info, b.value, unit, b.line, out, depth + 1)
+    elif kind is ast.Call:
+        if type(given.func) is ast.Name and given.func.id in ("list", "tuple") or call_name(given) == "chain":
+            for arg in given.args:
+                _given_parameters(a, info, arg, unit, line, out, depth + 1)
+            return
+        found = returned_value(a, given, unit)  # `param_groups(model, args)`: the list it returns
+        if found is not None:
+            _given_parameters(a, info, found[0], found[2], found[1], out, depth + 1)
