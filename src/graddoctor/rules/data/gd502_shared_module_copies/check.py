@@ -8,7 +8,8 @@ import re
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted, strip_to
-from graddoctor.lint.analysis.returns import passed_to
+from graddoctor.lint.analysis.constants import constant, live_returns
+from graddoctor.lint.analysis.returns import local_callee, passed_to
 from graddoctor.lint.analysis.scan import covers, lines_matching
 from graddoctor.rules.graph.gd105_unregistered_parameter.check import PARAMETER_FREE
 from graddoctor.lint.reporter import Reporter
@@ -23,6 +24,8 @@ def _module_object(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, in_co
     expr = strip_to(expr)
     if isinstance(expr, ast.Call):
         kind = a.names.classify_call(expr)
+        if kind is None and depth > 0 and _builds_module(a, unit, expr, depth - 1):
+            return a.segment(expr)  # `conv_bn_relu(ch)`, a helper of this file that returns a new block
         return a.segment(expr) if kind == "module" and call_name(expr) not in PARAMETER_FREE else None
     key = dotted(expr)
     if key is None:
@@ -43,6 +46,15 @@ def _module_object(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, in_co
                           for given, at, caller in passed):
             return key
     return None
+
+
+def _builds_module(a: FileAnalysis, unit: Unit, call: ast.Call, depth: int) -> bool:
+    """Whether `call` runs a function of this file every return of which builds a module with parameters."""
+    function = local_callee(a, call, unit)
+    inner = a.method_unit(function) if function is not None else None
+    rets = live_returns(a, function) if inner is not None else []
+    return bool(rets) and all(
+        type(strip_to(r.value)) is ast.Call and _module_object(a, inner, r.value, r.lineno, False, depth) for r in rets)
 
 
 def _in_container_call(a: FileAnalysis, unit: Unit, line: int, given: ast.expr) -> bool:
@@ -80,6 +92,9 @@ def _repeated(a: FileAnalysis, unit: Unit, node: ast.AST, inside: bool) -> str |
                         return found
     elif isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp)):
         elt = node.value if isinstance(node, ast.DictComp) else node.elt
+        if type(elt) is ast.Subscript and len(node.generators) == 1 and not node.generators[0].ifs:
+            gen = node.generators[0]
+            return _registry_repeat(a, unit, elt, gen.target, gen.iter, node.lineno)
         if not isinstance(elt, (ast.Name, ast.Attribute)):
             return None  # a call builds a new module per entry; `heads[k]` picks one per key
         bound = {dotted(t) for g in node.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
@@ -89,9 +104,31 @@ def _repeated(a: FileAnalysis, unit: Unit, node: ast.AST, inside: bool) -> str |
     return None
 
 
+def _registry_repeat(a: FileAnalysis, unit: Unit, elt: ast.Subscript, target: ast.expr, iterable: ast.expr,
+                     line: int) -> str | None:
+    """`[registry[letter] for letter in "CCPCCP"]` (or a loop appending `registry[letter]`): a dict of module
+    objects indexed by a sequence the file fixes, in which a key of a module with parameters comes back."""
+    if type(target) is not ast.Name or type(elt.slice) is not ast.Name or elt.slice.id != target.id:
+        return None
+    key = dotted(elt.value)
+    b = a.binding_before(unit, key, line) if key else None
+    if b is None or len(unit.bindings.get(key, ())) != 1 or type(b.value) is not ast.Dict or b.line > line:
+        return None
+    sequence = constant(a, unit, iterable, line)
+    if not isinstance(sequence, (str, tuple)):
+        return None
+    for k, v in zip(b.value.keys, b.value.values):
+        if type(k) is ast.Constant and sequence.count(k.value) > 1:
+            found = _module_object(a, unit, v, b.line, False)
+            if found:
+                return f"{key}[{k.value!r}]` = `{found}`, {sequence.count(k.value)} times in `{sequence!r}"
+    return None
+
+
 # Candidate lines: `[...] * n`, `n * [...]`, `(m,) * n`, `n * (m,)`, `[name for ...]`, `(name for ...)`,
 # `{key: name for ...}` (the shapes `_repeated` judges).
-_SHAPES = re.compile(r"\]\s*\*|\*\s*\[|,\s*\)\s*\*|\*\s*\(|[\[(]\s*[\w.]+\s+for\s|\{[^:\n]+:\s*[\w.]+\s+for\s")
+_SHAPES = re.compile(
+    r"\]\s*\*|\*\s*\[|,\s*\)\s*\*|\*\s*\(|[\[(]\s*[\w.]+(?:\[\w+\])?\s+for\s|\{[^:\n]+:\s*[\w.]+\s+for\s")
 
 
 _SHARE_WORDS = re.compile(r"shar(?:e|ed|ing)|(?:^|[._])tie(?:d|_|$)|tying", re.IGNORECASE)
@@ -109,9 +146,85 @@ def _sharing_meant(a: FileAnalysis, parents: dict[int, ast.AST], node: ast.AST, 
     return False
 
 
+_ADDS = frozenset({"append", "extend", "insert", "add_module"})
+
+
+def _added_in_loop(a: FileAnalysis, r: Reporter) -> None:
+    """`for _ in range(n): self.convs.append(conv)` with `conv` built once before the loop (or
+    `layers.append(registry[letter])` over a fixed layout): every entry of the container is that one
+    object. The container must be one of modules (`nn.ModuleList()`, or a list that goes into
+    `nn.Sequential(*layers)` / `nn.ModuleList(layers)`)."""
+    for call, ctx in a.calls:
+        if not ctx.loops or type(call.func) is not ast.Attribute or call.func.attr not in _ADDS or not call.args:
+            continue
+        loop = ctx.loops[-1]
+        if not isinstance(loop, (ast.For, ast.AsyncFor)) or _runs_once(a, ctx.unit, loop):
+            continue
+        item = call.args[-1]
+        if call.func.attr == "extend":
+            if type(item) is not ast.List or len(item.elts) != 1:
+                continue
+            item = item.elts[0]
+        container = dotted(call.func.value)
+        if container is None:
+            continue
+        if type(item) is ast.Subscript:
+            found = _registry_repeat(a, ctx.unit, item, loop.target, loop.iter, call.lineno)
+        elif type(item) is ast.Name and not _bound_in(ctx.unit, item.id, loop):
+            found = _module_object(a, ctx.unit, item, call.lineno, False)
+        else:
+            found = None
+        if not found or _SHARE_WORDS.search(found) or _SHARE_WORDS.search(container) \
+                or not _module_container(a, ctx.unit, container, call):
+            continue
+        r.add(
+            CODE,
+            f"`{r.segment(call)}` adds one module object (`{found}`) to `{container}` on every pass of the loop "
+            f"(line {loop.lineno}): the entries are the same layer, so the n \"layers\" share one set of weights.",
+            call,
+            related=[r.related(loop.lineno, "the loop that adds it again")],
+            hint="Build a new module on each pass (`self.convs.append(Block(...))`, or `copy.deepcopy(block)`); "
+                 "to share weights on purpose, keep one module and call it n times in `forward`.",
+        )
+
+
+def _runs_once(a: FileAnalysis, unit: Unit, loop: ast.stmt) -> bool:
+    """`for _ in range(1)`, a loop over a one-item sequence: nothing is added twice."""
+    it = loop.iter
+    if type(it) is ast.Call and type(it.func) is ast.Name and it.func.id == "range" and len(it.args) == 1:
+        count = constant(a, unit, it.args[0], loop.lineno)
+        return type(count) is int and count <= 1
+    value = constant(a, unit, it, loop.lineno)
+    return isinstance(value, (str, tuple)) and len(value) <= 1
+
+
+def _bound_in(unit: Unit, name: str, loop: ast.stmt) -> bool:
+    """Whether `name` is (re)bound inside `loop` (a new module per pass, or the loop's own variable)."""
+    return any(loop in b.ctx.loops or b.stmt is loop for b in unit.bindings.get(name, ()))
+
+
+def _module_container(a: FileAnalysis, unit: Unit, container: str, call: ast.Call) -> bool:
+    """`self.convs = nn.ModuleList()` (or Sequential/ModuleDict), or a list given to one of those in the unit."""
+    built = a.names.call.get(container)
+    if built is not None and call_name(built) in _CONTAINERS:
+        return True
+    if call.func.attr == "add_module" and dotted(call.func.value) == "self" and unit.cls is not None \
+            and unit.cls.is_module:
+        return True
+    for c, ctx in a.calls:
+        if ctx.unit is unit and call_name(c) in _CONTAINERS and c.lineno > call.lineno:
+            for arg in c.args:
+                arg = arg.value if type(arg) is ast.Starred else arg
+                if dotted(arg) == container:
+                    return True
+    return False
+
+
 def check(a: FileAnalysis, r: Reporter) -> None:
     if "*" not in a.source and " for " not in a.source:
         return
+    if "append" in a.source or "add_module" in a.source or "extend" in a.source or "insert" in a.source:
+        _added_in_loop(a, r)
     lines = lines_matching(a.source, _SHAPES)
     if not lines:
         return
