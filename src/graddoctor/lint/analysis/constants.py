@@ -74,7 +74,43 @@ def constant(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int 
         return _name_value(a, unit, expr, line, depth)
     if kind is ast.Attribute:
         return _attribute_value(a, unit, expr, depth)
+    if kind is ast.Subscript:
+        return _item_value(a, unit, expr, line, depth)
     return UNKNOWN
+
+
+def _item_value(a: FileAnalysis, unit: Unit, expr: ast.Subscript, line: int, depth: int):
+    """`settings["reduction"]` of a dict literal assigned once and never changed (no item assignment, no
+    `update`/`pop`/`setdefault`), or an item of a known tuple or string."""
+    index = constant(a, unit, expr.slice, line, depth + 1)
+    if index is UNKNOWN:
+        return UNKNOWN
+    container = expr.value
+    if type(container) is ast.Name:
+        where = unit if container.id in unit.bindings else a.units[0]
+        bindings = where.bindings.get(container.id)
+        if bindings and len(bindings) == 1 and type(bindings[0].value) is ast.Dict \
+                and isinstance(bindings[0].stmt, (ast.Assign, ast.AnnAssign)) and not _changed(a, container.id):
+            for k, v in zip(bindings[0].value.keys, bindings[0].value.values):
+                if k is None:
+                    return UNKNOWN  # `{**defaults, ...}`
+                if constant(a, where, k, line, depth + 1) == index:
+                    return constant(a, where, v, bindings[0].line, depth + 1)
+            return UNKNOWN
+    value = constant(a, unit, container, line, depth + 1)
+    if isinstance(value, (tuple, str)) and type(index) is int and -len(value) <= index < len(value):
+        return value[index]
+    return UNKNOWN
+
+
+def _changed(a: FileAnalysis, name: str) -> bool:
+    """Whether the file changes the items of the dict `name` (`name[k] = v`, `name.update(...)`, ...)."""
+    if any(container == name for container, _, _, _ in a.item_stores):
+        return True
+    if any(type(aug.target) is ast.Subscript and dotted(aug.target.value) == name for aug, _ in a.augassigns):
+        return True
+    return any(type(c.func) is ast.Attribute and dotted(c.func.value) == name
+               and c.func.attr in ("update", "pop", "setdefault", "clear", "popitem") for c, _ in a.calls)
 
 
 def _name_value(a: FileAnalysis, unit: Unit, name: ast.Name, line: int, depth: int):

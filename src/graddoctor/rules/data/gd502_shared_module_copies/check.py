@@ -26,7 +26,9 @@ def _module_object(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, in_co
         kind = a.names.classify_call(expr)
         if kind is None and depth > 0 and _builds_module(a, unit, expr, depth - 1):
             return a.segment(expr)  # `conv_bn_relu(ch)`, a helper of this file that returns a new block
-        return a.segment(expr) if kind == "module" and call_name(expr) not in PARAMETER_FREE else None
+        if kind != "module" or call_name(expr) in PARAMETER_FREE or _parameter_free_class(a, call_name(expr)):
+            return None
+        return a.segment(expr)
     key = dotted(expr)
     if key is None:
         return None
@@ -34,7 +36,7 @@ def _module_object(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, in_co
     built = strip_to(b.value) if b is not None and isinstance(b.stmt, (ast.Assign, ast.AnnAssign)) else None
     if isinstance(built, ast.Call):
         if a.names.classify_call(built) == "module":
-            return None if call_name(built) in PARAMETER_FREE else key
+            return None if call_name(built) in PARAMETER_FREE or _parameter_free_class(a, call_name(built)) else key
         return None
     if in_container:
         return key  # inside nn.ModuleList(...): surely a module
@@ -46,6 +48,27 @@ def _module_object(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, in_co
                           for given, at, caller in passed):
             return key
     return None
+
+
+def _parameter_free_class(a: FileAnalysis, name: str, depth: int = 3) -> bool:
+    """A module class of this file that holds nothing (an activation like `class Swish(nn.Module)`): no attribute
+    built from a call, nothing registered, and no base but `nn.Module` or such classes of this file."""
+    info = a.classes.get(name)
+    if info is None or depth <= 0:
+        return False
+    for base in info.node.bases:
+        base_name = (dotted(base) or "").rsplit(".", 1)[-1]
+        if base_name != "Module" and not _parameter_free_class(a, base_name, depth - 1):
+            return False
+    for method in info.methods.values():
+        for node in ast.walk(method):
+            if type(node) is ast.Assign and type(node.value) is ast.Call \
+                    and any((dotted(t) or "").startswith("self.") for t in node.targets):
+                return False
+            if type(node) is ast.Call and call_name(node) in ("register_parameter", "add_module", "register_module",
+                                                                "setattr"):
+                return False
+    return True
 
 
 def _builds_module(a: FileAnalysis, unit: Unit, call: ast.Call, depth: int) -> bool:
@@ -155,17 +178,22 @@ def _added_in_loop(a: FileAnalysis, r: Reporter) -> None:
     object. The container must be one of modules (`nn.ModuleList()`, or a list that goes into
     `nn.Sequential(*layers)` / `nn.ModuleList(layers)`)."""
     for call, ctx in a.calls:
-        if not ctx.loops or type(call.func) is not ast.Attribute or call.func.attr not in _ADDS or not call.args:
+        if not ctx.loops or not call.args:
+            continue
+        func = call.func
+        if type(func) is ast.Attribute and func.attr in _ADDS:
+            container, item = dotted(func.value), call.args[-1]
+        elif type(func) is ast.Name and func.id == "setattr" and len(call.args) == 3 and dotted(call.args[0]) == "self":
+            container, item = "self", call.args[2]  # `setattr(self, f"block{i}", block)`
+        else:
             continue
         loop = ctx.loops[-1]
         if not isinstance(loop, (ast.For, ast.AsyncFor)) or _runs_once(a, ctx.unit, loop):
             continue
-        item = call.args[-1]
-        if call.func.attr == "extend":
+        if call_name(call) == "extend":
             if type(item) is not ast.List or len(item.elts) != 1:
                 continue
             item = item.elts[0]
-        container = dotted(call.func.value)
         if container is None:
             continue
         if type(item) is ast.Subscript:
@@ -174,7 +202,7 @@ def _added_in_loop(a: FileAnalysis, r: Reporter) -> None:
             found = _module_object(a, ctx.unit, item, call.lineno, False)
         else:
             found = None
-        if not found or _SHARE_WORDS.search(found) or _SHARE_WORDS.search(container) \
+        if not found or _SHARE_WORDS.search(found) or _SHARE_WORDS.search(container) or _in_sharing_function(ctx.unit) \
                 or not _module_container(a, ctx.unit, container, call):
             continue
         r.add(
@@ -208,7 +236,7 @@ def _module_container(a: FileAnalysis, unit: Unit, container: str, call: ast.Cal
     built = a.names.call.get(container)
     if built is not None and call_name(built) in _CONTAINERS:
         return True
-    if call.func.attr == "add_module" and dotted(call.func.value) == "self" and unit.cls is not None \
+    if container == "self" and call_name(call) in ("add_module", "setattr") and unit.cls is not None \
             and unit.cls.is_module:
         return True
     for c, ctx in a.calls:
@@ -220,10 +248,59 @@ def _module_container(a: FileAnalysis, unit: Unit, container: str, call: ast.Cal
     return False
 
 
+def _in_sharing_function(unit: Unit) -> bool:
+    """Code in a function named for tying or sharing (`tie_weights`, `test_find_tied_parameters`) means it."""
+    return unit.name != "<module>" and bool(_SHARE_WORDS.search(unit.name))
+
+
+def _listed_twice(a: FileAnalysis, r: Reporter) -> None:
+    """`nn.Sequential(conv, bn, act, conv, ...)`, `nn.ModuleList([a, a])`, `dict.fromkeys(tasks, head)`: one
+    module object with parameters named twice among a container's entries (or put under every key)."""
+    for call, ctx in a.calls:
+        name = call_name(call)
+        if name == "fromkeys" and len(call.args) == 2 and dotted(call.func) == "dict.fromkeys":
+            found = _module_object(a, ctx.unit, call.args[1], call.lineno, False)
+            if found and not _SHARE_WORDS.search(found) and not _in_sharing_function(ctx.unit):
+                r.add(
+                    CODE,
+                    f"`{r.segment(call)}` puts one module object (`{found}`) under every key: the entries are the "
+                    "same layer, so the \"separate\" modules share one set of weights.",
+                    call,
+                    hint="Build a new module per key: `{k: Block(...) for k in keys}`; to share weights on purpose, "
+                         "keep one module and use it for every key in `forward`.",
+                )
+            continue
+        if name not in _CONTAINERS or not call.args or _in_sharing_function(ctx.unit):
+            continue
+        items = call.args
+        if len(items) == 1 and type(items[0]) in (ast.List, ast.Tuple):
+            items = items[0].elts
+        elif len(items) == 1 and type(items[0]) is ast.Dict:
+            items = items[0].values
+        seen: set[str] = set()
+        for item in items:
+            key = dotted(item) if type(item) in (ast.Name, ast.Attribute) else None
+            if key is None:
+                continue
+            if key in seen and not _SHARE_WORDS.search(key) and _module_object(a, ctx.unit, item, call.lineno, False):
+                r.add(
+                    CODE,
+                    f"`{r.segment(call)}` lists one module object (`{key}`) more than once: those entries are the "
+                    "same layer, applied again with the same weights.",
+                    call,
+                    hint=f"Build a new module for each entry (`copy.deepcopy({key})`, or another constructor call); "
+                         "to share weights on purpose, name it so (`shared_...`) or call it twice in `forward`.",
+                )
+                break
+            seen.add(key)
+
+
 def check(a: FileAnalysis, r: Reporter) -> None:
+    if "fromkeys" in a.source or "Sequential(" in a.source or "ModuleList(" in a.source or "ModuleDict(" in a.source:
+        _listed_twice(a, r)
     if "*" not in a.source and " for " not in a.source:
         return
-    if "append" in a.source or "add_module" in a.source or "extend" in a.source or "insert" in a.source:
+    if "setattr" in a.source or "append" in a.source or "add_module" in a.source or "extend" in a.source or "insert" in a.source:
         _added_in_loop(a, r)
     lines = lines_matching(a.source, _SHAPES)
     if not lines:

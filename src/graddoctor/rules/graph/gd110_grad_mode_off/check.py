@@ -360,13 +360,32 @@ def _grad_off_layer_methods(a: FileAnalysis, info) -> dict[str, tuple[str, GradO
             layer = next((k for c in calls_in(ret.value) if (k := _own_layer(a, c, frozen=True))), None)
             ctx = next((_ctx_of(a, c) for c in calls_in(ret.value)), None)
             off = decorated or (ctx.grad_off if ctx is not None else None)
+            made = ret.lineno
+            if layer is None and off is None:
+                # `with torch.no_grad(): feats = self.encoder(x)` then `return feats.unsqueeze(0)`
+                layer, off, made = _reshaped_grad_off_layer(a, inner, ret) or (None, None, 0)
             if layer is None or off is None:
                 found = None
                 break
-            found = found or (layer, off, ret.lineno)
+            found = found or (layer, off, made)
         if found is not None:
             out[name] = found
     return out
+
+
+def _reshaped_grad_off_layer(a: FileAnalysis, unit: Unit, ret: ast.Return) -> tuple[str, GradOff, int] | None:
+    """A return made only by reshaping (`.unsqueeze(0)`, `.flatten(1)`) a name assigned under no_grad from one
+    of the network's layers."""
+    value = ret.value
+    while type(value) is ast.Call and type(value.func) is ast.Attribute and value.func.attr in _DATA_METHODS:
+        value = value.func.value
+    if type(value) is not ast.Name:
+        return None
+    b = a.binding_before(unit, value.id, ret.lineno)
+    if b is None or b.ctx.grad_off is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
+        return None
+    layer = next((k for c in calls_in(b.value) if (k := _own_layer(a, c, frozen=True))), None)
+    return (layer, b.ctx.grad_off, b.line) if layer is not None else None
 
 
 def _fed_from_grad_off(a: FileAnalysis, unit: Unit, call: ast.Call, producers: dict) -> tuple[str, GradOff, int] | None:
@@ -381,7 +400,13 @@ def _fed_from_grad_off(a: FileAnalysis, unit: Unit, call: ast.Call, producers: d
             if type(node) is not ast.Name:
                 continue
             b = a.binding_before(unit, node.id, call.lineno)
-            if b is None or b.ctx.grad_off is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
+            if b is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
+                continue
+            if b.ctx.grad_off is None:
+                value = b.value  # `h0 = self.encode(images)`, a method that returns a layer's output made without recording
+                if type(value) is ast.Call and type(value.func) is ast.Attribute and dotted(value.func.value) == "self" \
+                        and value.func.attr in producers:
+                    return producers[value.func.attr]
                 continue
             layer = next((k for c in calls_in(b.value) if (k := _own_layer(a, c, frozen=True))), None)
             if layer is not None:
@@ -407,6 +432,10 @@ def _given_parameters(a: FileAnalysis, info, given: ast.expr, unit: Unit, line: 
     if depth > 4:
         return
     kind = type(given)
+    if kind is ast.BinOp and type(given.op) is ast.Add:  # `list(m.encoder.parameters()) + list(m.head.parameters())`
+        _given_parameters(a, info, given.left, unit, line, out, depth + 1)
+        _given_parameters(a, info, given.right, unit, line, out, depth + 1)
+        return
     if kind is ast.Call and type(given.func) is ast.Attribute and given.func.attr in ("parameters", "named_parameters"):
         owner = given.func.value
         if dotted(owner) == "self" and unit.cls is info or instance_class(a, owner) is info:

@@ -1,0 +1,331 @@
+"""Values the file fixes, and module objects counted through names (issue 32, the fifth blind set's misses).
+
+Each program is modelled on a shape of real reports: a focal loss whose
+`reduction` defaults to "none" (kornia's does), configured through a
+constructor default, a dataclass field or a dict of settings and called as
+`self.criterion(...)`; a caption model whose encoder runs under `no_grad`
+inside a method `forward` calls while the optimizer is given the encoder
+(whole, or as a parameter group); one head put under every task with
+`dict.fromkeys`, one block registered n times with `setattr` or appended to a
+list in a loop, one conv listed twice in a Sequential, a layout string indexing
+a registry of blocks; a one-output head whose width is a config field against a
+one-dimensional target; probabilities returned when a config flag says so.
+Constants are followed through names, parameters every call agrees on,
+constructor arguments, dataclass defaults and `__init__` assignments
+(`lint/analysis/constants.py`), and a `return` that a known condition rules out
+is not followed. Each firing program has near misses of the same shape that
+must stay silent under every code.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.lint.test_value_flow import findings, line_of
+
+FOCAL = """
+class FocalLoss(nn.Module):
+    def __init__(self, alpha=0.25, gamma=2.0, reduction={default!r}):
+        super().__init__()
+        self.alpha, self.gamma = alpha, gamma
+        self.reduction = reduction
+
+    def forward(self, logits, target):
+        ce = F.cross_entropy(logits, target, reduction="none")
+        p_t = torch.exp(-ce)
+        loss = self.alpha * (1 - p_t) ** self.gamma * ce
+        if self.reduction == "mean":
+            return loss.mean()
+        elif self.reduction == "sum":
+            return loss.sum()
+        return loss
+
+
+model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 5))
+criterion = FocalLoss({given})
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(20):
+    x, y = torch.randn(64, 16), torch.randint(0, 5, (64,))
+    loss = criterion(model(x), y)
+    optimizer.zero_grad()
+    loss{reduce}.backward()
+    optimizer.step()
+"""
+
+SETTINGS = """
+settings = {{"lr": 1e-3, "epochs": 2, "reduction": {reduction!r}}}
+
+
+class Trainer:
+    def __init__(self, model, lr, reduction="mean"):
+        self.model = model
+        self.criterion = nn.BCEWithLogitsLoss(reduction=reduction)
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+
+    def train_step(self, x, y):
+        logits = self.model(x).squeeze(-1)
+        loss = self.criterion(logits, y){reduce}
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        return loss.item()
+
+
+trainer = Trainer(nn.Sequential(nn.Linear(10, 1)), settings["lr"], reduction=settings["reduction"])
+for epoch in range(settings["epochs"]):
+    for _ in range(10):
+        trainer.train_step(torch.randn(32, 10), torch.randint(0, 2, (32,)).float())
+"""
+
+CAPTION = """
+class Encoder(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.conv = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(2))
+        self.proj = nn.Linear(64, d)
+
+    def forward(self, images):
+        return self.proj(self.conv(images).flatten(1))
+
+
+class Captioner(nn.Module):
+    def __init__(self, vocab=50, d=32):
+        super().__init__()
+        self.encoder = Encoder(d)
+        self.embed = nn.Embedding(vocab, d)
+        self.decoder = nn.GRU(d, d, batch_first=True)
+        self.out = nn.Linear(d, vocab)
+
+    def encode(self, images):
+        with torch.no_grad():
+            feats = self.encoder(images)
+        return feats.unsqueeze(0)
+
+    def forward(self, images, tokens):
+        h0 = self.encode(images)
+        hidden, _ = self.decoder(self.embed(tokens), h0)
+        return self.out(hidden)
+
+
+model = Captioner()
+optimizer = torch.optim.Adam({params}, lr=1e-3)
+for step in range(10):
+    images, tokens = torch.randn(8, 3, 8, 8), torch.randint(0, 50, (8, 12))
+    logits = model(images, tokens[:, :-1])
+    loss = F.cross_entropy(logits.reshape(-1, 50), tokens[:, 1:].reshape(-1))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+MULTITASK = """
+TASKS = ("sentiment", "topic", "toxicity")
+
+
+class MultiTask(nn.Module):
+    def __init__(self, d=64):
+        super().__init__()
+        self.trunk = nn.Sequential(nn.Linear(300, d), nn.ReLU())
+        self.heads = nn.ModuleDict({heads})
+
+    def forward(self, x, task):
+        return self.heads[task](self.trunk(x))
+
+
+model = MultiTask()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(30):
+    task = TASKS[step % 3]
+    x, y = torch.randn(16, 300), torch.randint(0, 2, (16,))
+    loss = F.cross_entropy(model(x, task), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+RESNET = """
+class ResBlock(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(c, c, 3, padding=1, bias=False), nn.BatchNorm2d(c), nn.GELU())
+
+    def forward(self, x):
+        return x + self.body(x)
+
+
+class ResNetLite(nn.Module):
+    def __init__(self, c=16, depth=4):
+        super().__init__()
+        self.depth = depth
+        self.stem = nn.Conv2d(3, c, 3, padding=1)
+        block = ResBlock(c)
+        for i in range(depth):
+            setattr(self, f"block{{i}}", {entry})
+        self.fc = nn.Linear(c, 10)
+
+    def forward(self, x):
+        h = self.stem(x)
+        for i in range(self.depth):
+            h = getattr(self, f"block{{i}}")(h)
+        return self.fc(h.mean((2, 3)))
+
+
+model = ResNetLite()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+for step in range(5):
+    x, y = torch.randn(4, 3, 8, 8), torch.randint(0, 10, (4,))
+    loss = F.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+DOUBLE_CONV = """
+class DoubleConv(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        {first} = nn.Conv2d(c, c, 3, padding=1)
+        act = nn.ReLU()
+        self.body = nn.Sequential({first}, nn.BatchNorm2d(c), act, {second}, nn.BatchNorm2d(c), act)
+
+    def forward(self, x):
+        return self.body(x)
+
+
+model = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), DoubleConv(8), nn.Flatten(), nn.Linear(8 * 8 * 8, 2))
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(5):
+    x, y = torch.randn(4, 1, 8, 8), torch.randint(0, 2, (4,))
+    loss = F.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+REGRESSOR = """
+from dataclasses import dataclass
+
+
+@dataclass
+class HeadConfig:
+    hidden: int = 32
+    n_outputs: int = 1
+
+
+class Regressor(nn.Module):
+    def __init__(self, cfg: HeadConfig):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(8, cfg.hidden), nn.ReLU())
+        self.head = nn.Linear(cfg.hidden, cfg.n_outputs)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+
+model = Regressor(HeadConfig())
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+x = torch.randn(256, 8)
+y = x.sum(dim=1)
+for epoch in range(20):
+    pred = model(x)
+    loss = F.mse_loss(pred, {target})
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+LAYOUT = """
+def conv_block(c):
+    return nn.Sequential(nn.Conv2d(c, c, 3, padding=1), nn.BatchNorm2d(c), nn.ReLU())
+
+
+class LayoutCNN(nn.Module):
+    def __init__(self, c=8, layout="{layout}"):
+        super().__init__()
+        self.stem = nn.Conv2d(3, c, 3, padding=1)
+        blocks = {{"c": conv_block(c), "p": nn.MaxPool2d(2)}}
+        layers = []
+        for kind in layout:
+            layers.append({entry})
+        self.body = nn.Sequential(*layers)
+        self.fc = nn.Linear(c, 10)
+
+    def forward(self, x):
+        return self.fc(self.body(self.stem(x)).mean((2, 3)))
+
+
+model = LayoutCNN()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+for step in range(5):
+    x, y = torch.randn(4, 3, 16, 16), torch.randint(0, 10, (4,))
+    loss = F.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+TIED = """
+def build_tied_pair(d):
+    layer = nn.Linear(d, d)
+    return nn.Sequential(layer, nn.Tanh(), layer)
+
+
+model = nn.Sequential(nn.Linear(4, 16), build_tied_pair(16), nn.Linear(16, 1))
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(5):
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    loss = F.mse_loss(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+FIRING = {
+    "focal-loss-whose-reduction-defaults-to-none": (
+        FOCAL.format(default="none", given="alpha=0.5", reduce=""), "GD103", "loss.backward()"),
+    "bce-reduction-from-a-settings-dict-through-the-trainer": (
+        SETTINGS.format(reduction="none", reduce=""), "GD103", "loss.backward()"),
+    "encoder-under-no-grad-in-a-method-forward-calls-optimizer-whole": (
+        CAPTION.format(params="model.parameters()"), "GD110", "with torch.no_grad():"),
+    "encoder-under-no-grad-in-a-method-forward-calls-optimizer-groups": (
+        CAPTION.format(params="list(model.encoder.parameters()) + list(model.decoder.parameters())"),
+        "GD110", "with torch.no_grad():"),
+    "one-head-under-every-task-with-dict-fromkeys": (
+        MULTITASK.format(heads="dict.fromkeys(TASKS, nn.Linear(d, 2))"), "GD502", "dict.fromkeys"),
+    "one-block-registered-n-times-with-setattr": (RESNET.format(entry="block"), "GD502", "setattr(self"),
+    "one-conv-listed-twice-in-a-sequential": (
+        DOUBLE_CONV.format(first="conv", second="conv"), "GD502", "self.body = nn.Sequential"),
+    "one-output-head-width-from-a-dataclass-against-a-vector": (
+        REGRESSOR.format(target="y"), "GD503", "loss = F.mse_loss"),
+    "layout-string-indexes-a-registry-in-a-loop": (
+        LAYOUT.format(layout="ccpccp", entry="blocks[kind]"), "GD502", "layers.append(blocks[kind])"),
+}
+
+NEAR_MISSES = {
+    "focal-loss-given-mean": FOCAL.format(default="none", given="reduction='mean'", reduce=""),
+    "focal-loss-defaulting-to-mean": FOCAL.format(default="mean", given="", reduce=""),
+    "focal-loss-none-reduced-before-backward": FOCAL.format(default="none", given="", reduce=".mean()"),
+    "bce-reduction-mean-from-the-settings": SETTINGS.format(reduction="mean", reduce=""),
+    "bce-reduction-none-averaged-in-the-step": SETTINGS.format(reduction="none", reduce=".mean()"),
+    "encoder-under-no-grad-left-out-of-the-optimizer": CAPTION.format(
+        params="list(model.embed.parameters()) + list(model.decoder.parameters()) + list(model.out.parameters())"),
+    "a-new-head-per-task-in-a-dict-comprehension": MULTITASK.format(heads="{t: nn.Linear(d, 2) for t in TASKS}"),
+    "a-new-block-registered-per-pass-with-setattr": RESNET.format(entry="ResBlock(16)"),
+    "two-convs-one-shared-activation": DOUBLE_CONV.format(first="conv", second="nn.Conv2d(c, c, 3, padding=1)"),
+    "a-conv-tied-on-purpose": DOUBLE_CONV.format(first="shared_conv", second="shared_conv"),
+    "a-layer-listed-twice-by-a-function-named-for-tying": TIED,
+    "one-output-head-against-a-column": REGRESSOR.format(target="y.unsqueeze(1)"),
+    "layout-without-a-repeated-block": LAYOUT.format(layout="cp", entry="blocks[kind]"),
+    "layout-building-a-new-block-per-letter": LAYOUT.format(
+        layout="ccpccp", entry='conv_block(c) if kind == "c" else nn.MaxPool2d(2)'),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIRING) + sorted(NEAR_MISSES))
+def test_values_and_module_objects(name):
+    """Firing programs are found at their line; near misses give no error or warning at all."""
+    if name in NEAR_MISSES:
+        assert findings(NEAR_MISSES[name]) == set()
+    else:
+        body, code, marker = FIRING[name]
+        assert (code, line_of(body, marker)) in findings(body)
