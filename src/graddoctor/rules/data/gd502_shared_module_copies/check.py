@@ -8,8 +8,8 @@ import re
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted, strip_to
-from graddoctor.lint.analysis.constants import constant, live_returns
-from graddoctor.lint.analysis.returns import local_callee, passed_to
+from graddoctor.lint.analysis.constants import constant
+from graddoctor.lint.analysis.returns import builds_module, passed_to
 from graddoctor.lint.analysis.scan import covers, lines_matching
 from graddoctor.rules.graph.gd105_unregistered_parameter.check import PARAMETER_FREE
 from graddoctor.lint.reporter import Reporter
@@ -72,12 +72,9 @@ def _parameter_free_class(a: FileAnalysis, name: str, depth: int = 3) -> bool:
 
 
 def _builds_module(a: FileAnalysis, unit: Unit, call: ast.Call, depth: int) -> bool:
-    """Whether `call` runs a function of this file every return of which builds a module with parameters."""
-    function = local_callee(a, call, unit)
-    inner = a.method_unit(function) if function is not None else None
-    rets = live_returns(a, function) if inner is not None else []
-    return bool(rets) and all(
-        type(strip_to(r.value)) is ast.Call and _module_object(a, inner, r.value, r.lineno, False, depth) for r in rets)
+    """Whether `call` runs a helper of this file that returns a new module with parameters (`conv_bn_relu(ch)`)."""
+    return builds_module(a, call, unit, depth=depth, accept=lambda c: call_name(c) not in PARAMETER_FREE
+                         and not _parameter_free_class(a, call_name(c)))
 
 
 def _in_container_call(a: FileAnalysis, unit: Unit, line: int, given: ast.expr) -> bool:

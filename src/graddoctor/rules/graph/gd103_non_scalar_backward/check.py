@@ -7,7 +7,7 @@ import ast
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import dotted, keyword
 from graddoctor.lint.analysis.constants import constant, live_returns
-from graddoctor.lint.analysis.returns import instance_class, local_callee
+from graddoctor.lint.analysis.returns import local_callee, module_forward
 from graddoctor.lint.analysis.values import backward_calls, binding_of, is_loss_call, item_of
 from graddoctor.lint.reporter import Reporter
 
@@ -141,7 +141,7 @@ def _per_sample_at(a: FileAnalysis, expr: ast.expr, line: int, unit, budget: lis
     if isinstance(expr, ast.Call):
         function = local_callee(a, expr, unit)
         if function is None:
-            function = _module_forward(a, expr)  # `self.criterion(logits, y)`, a loss module of this file
+            function = module_forward(a, expr)  # `self.criterion(logits, y)`, a loss module of this file
         inner = a.method_unit(function) if function is not None else None
         rets = live_returns(a, function) if inner is not None else []
         found = None
@@ -152,11 +152,3 @@ def _per_sample_at(a: FileAnalysis, expr: ast.expr, line: int, unit, budget: lis
             found = found or at
         return found
     return None
-
-
-def _module_forward(a: FileAnalysis, call: ast.Call):
-    """The `forward` of the module class of this file that `call` runs (`self.criterion(...)`, `loss_fn(...)`)."""
-    if type(call.func) not in (ast.Name, ast.Attribute):
-        return None
-    info = instance_class(a, call.func)
-    return info.methods.get("forward") if info is not None and info.is_module else None
