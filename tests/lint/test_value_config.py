@@ -147,6 +147,9 @@ for step in range(30):
 """
 
 RESNET = """
+import copy
+
+
 class ResBlock(nn.Module):
     def __init__(self, c):
         super().__init__()
@@ -528,6 +531,7 @@ FIRING = {
         PYRAMID.format(stages="[make_block(a, b) for a, b in zip(channels[:-1], channels[1:])]"),
         "GD105", "self.stages = ["),
     "a-logger-method-keeps-the-loss-it-is-given": (LOGGER.format(logged="loss"), "GD207", "self.values[name].append"),
+    "shallow-copies-of-one-block-set-with-setattr": (RESNET.format(entry="copy.copy(block)"), "GD502", "setattr(self"),
     "backbone-group-in-the-optimizer-run-only-under-no-grad": (
         GROUPS.format(groups=BOTH_GROUPS, later=""), "GD110", "with torch.no_grad():"),
     "layout-string-indexes-a-registry-in-a-loop": (
@@ -544,6 +548,7 @@ NEAR_MISSES = {
         params="list(model.embed.parameters()) + list(model.decoder.parameters()) + list(model.out.parameters())"),
     "a-new-head-per-task-in-a-dict-comprehension": MULTITASK.format(heads="{t: nn.Linear(d, 2) for t in TASKS}"),
     "a-new-block-registered-per-pass-with-setattr": RESNET.format(entry="ResBlock(16)"),
+    "deep-copies-of-one-block-set-with-setattr": RESNET.format(entry="copy.deepcopy(block)"),
     "two-convs-one-shared-activation": DOUBLE_CONV.format(first="conv", second="nn.Conv2d(c, c, 3, padding=1)"),
     "a-conv-tied-on-purpose": DOUBLE_CONV.format(first="shared_conv", second="shared_conv"),
     "a-layer-listed-twice-by-a-function-named-for-tying": TIED,

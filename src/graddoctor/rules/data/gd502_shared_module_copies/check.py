@@ -115,6 +115,7 @@ def _repeated(a: FileAnalysis, unit: Unit, node: ast.AST, inside: bool) -> str |
         if type(elt) is ast.Subscript and len(node.generators) == 1 and not node.generators[0].ifs:
             gen = node.generators[0]
             return _registry_repeat(a, unit, elt, gen.target, gen.iter, node.lineno)
+        elt = _shallow_copied(elt)
         if not isinstance(elt, (ast.Name, ast.Attribute)):
             return None  # a call builds a new module per entry; `heads[k]` picks one per key
         bound = {dotted(t) for g in node.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
@@ -122,6 +123,14 @@ def _repeated(a: FileAnalysis, unit: Unit, node: ast.AST, inside: bool) -> str |
         if key and key.split(".")[0] not in bound:
             return _module_object(a, unit, elt, node.lineno, inside)
     return None
+
+
+def _shallow_copied(node: ast.expr) -> ast.expr:
+    """`copy.copy(block)` is `block` here: a shallow copy of a module shares its parameter tensors
+    (`_parameters` is copied by reference), so n shallow copies train one set of weights."""
+    if type(node) is ast.Call and len(node.args) == 1 and not node.keywords and dotted(node.func) in ("copy.copy", "copy"):
+        return node.args[0]
+    return node
 
 
 def _registry_repeat(a: FileAnalysis, unit: Unit, elt: ast.Subscript, target: ast.expr, iterable: ast.expr,
@@ -148,7 +157,8 @@ def _registry_repeat(a: FileAnalysis, unit: Unit, elt: ast.Subscript, target: as
 # Candidate lines: `[...] * n`, `n * [...]`, `(m,) * n`, `n * (m,)`, `[name for ...]`, `(name for ...)`,
 # `{key: name for ...}` (the shapes `_repeated` judges).
 _SHAPES = re.compile(
-    r"\]\s*\*|\*\s*\[|,\s*\)\s*\*|\*\s*\(|[\[(]\s*[\w.]+(?:\[\w+\])?\s+for\s|\{[^:\n]+:\s*[\w.]+\s+for\s")
+    r"\]\s*\*|\*\s*\[|,\s*\)\s*\*|\*\s*\(|[\[(]\s*[\w.]+(?:\[\w+\])?\s+for\s|\{[^:\n]+:\s*[\w.]+\s+for\s"
+    r"|copy\(\s*[\w.]+\s*\)\s+for\s")
 
 
 _SHARE_WORDS = re.compile(r"shar(?:e|ed|ing)|(?:^|[._])tie(?:d|_|$)|tying", re.IGNORECASE)
@@ -193,6 +203,7 @@ def _added_in_loop(a: FileAnalysis, r: Reporter) -> None:
             item = item.elts[0]
         if container is None:
             continue
+        item = _shallow_copied(item)
         if type(item) is ast.Subscript:
             found = _registry_repeat(a, ctx.unit, item, loop.target, loop.iter, call.lineno)
         elif type(item) is ast.Name and not _bound_in(ctx.unit, item.id, loop):
