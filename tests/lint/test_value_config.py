@@ -603,3 +603,42 @@ def test_recursive_call_is_no_way_in_with_gradients_on():
     caller under no_grad: its own recursive call does not make it reached with gradients on (GD109)."""
     assert findings(CONVERT) == set()
     assert ("GD109", line_of(CONVERT, "new_module.weight.copy_")) in findings(CONVERT.replace("with torch.no_grad():\n    ", ""))
+
+
+TWO_CRITERIA = """
+class PerTokenLoss(nn.Module):
+    def forward(self, logits, target):
+        return F.cross_entropy(logits, target, reduction="none")
+
+
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+
+def train_plain(x, y):
+    criterion = nn.CrossEntropyLoss()
+    loss = criterion(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+
+def train_weighted(x, y, w):
+    criterion = PerTokenLoss()
+    loss = (criterion(model(x), y) * w).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+
+for step in range(5):
+    x, y = torch.randn(16, 8), torch.randint(0, 4, (16,))
+    train_plain(x, y)
+    train_weighted(x, y, torch.rand(16))
+"""
+
+
+def test_a_name_bound_to_two_loss_modules_is_not_followed_into_either():
+    """`criterion` is a library loss in one function and a per-sample loss module of the file in another:
+    which forward a call runs is unsure, so neither call is followed into the module (no GD103)."""
+    assert findings(TWO_CRITERIA) == set()

@@ -135,7 +135,13 @@ def module_forward(a: FileAnalysis, call: ast.Call) -> ast.AST | None:
     if type(call.func) not in (ast.Name, ast.Attribute):
         return None
     info = instance_class(a, call.func)
-    return info.methods.get("forward") if info is not None and info.is_module else None
+    if info is None or not info.is_module:
+        return None
+    key = dotted(call.func)
+    if key is not None and any(type(b.value) is ast.Call and call_name(strip_to(b.value)) != info.name
+                               for u in a.units for b in u.bindings.get(key, ())):
+        return None  # `criterion` is another module elsewhere in the file: which one this call runs is unsure
+    return info.methods.get("forward")
 
 
 def builds_module(a: FileAnalysis, call: ast.Call, unit: Unit, accept=None, depth: int = 2) -> bool:
