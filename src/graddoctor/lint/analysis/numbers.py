@@ -17,10 +17,11 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from graddoctor.lint.analysis.constants import live_returns
 from graddoctor.lint.analysis.model import FileAnalysis, GradOff, Unit
 from graddoctor.lint.analysis.names import CONVERSIONS, NUMBER_BUILTINS, call_name, dotted
 from graddoctor.lint.analysis.returns import (
-    argument, callee, local_callee, passed_to, returned, returned_value, unpacked_index,
+    argument, callee, local_callee, module_forward, passed_to, returned, returned_value, unpacked_index,
 )
 
 REWRAPS = frozenset({"tensor", "as_tensor", "Tensor", "FloatTensor", "DoubleTensor", "from_numpy", "asarray"})
@@ -377,6 +378,9 @@ def _call_without_graph(a: FileAnalysis, unit: Unit, call: ast.Call, line: int, 
         # torch.stack(items), torch.log(x), F.cross_entropy(sim, targets): without history when every input is
         return bool(call.args) and all(without_graph(a, unit, x, line, depth - 1, why) for x in call.args)
     found = callee(a, call, unit)
+    if found is None:
+        forward = module_forward(a, call)  # `self.criterion(pred, y)`: a module of this file, its forward
+        found = (forward, None, 1) if forward is not None else None
     if why is not None and found is not None and id(found[0]) in a.grad_off_of:
         why.append(Cause("grad_off", call, unit, line, a.grad_off_of[id(found[0])]))  # `self.embed(v1)`, embed under @torch.no_grad()
         return True
@@ -388,7 +392,7 @@ def _call_without_graph(a: FileAnalysis, unit: Unit, call: ast.Call, line: int, 
         return False
     function = found[0]
     inner = a.method_unit(function)
-    rets = returned(a, function)
+    rets = live_returns(a, function)
     if inner is None or not rets:
         return False
     # the helper's parameters are what this call passes (`temperature ** 2` with `T` given)

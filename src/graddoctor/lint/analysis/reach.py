@@ -2,9 +2,9 @@
 
 A helper that edits parameters in place, or collects model outputs, is harmless when
 every caller runs it under `no_grad`, and a bug when one caller does not. The file
-shows its own callers: a function is reached with gradients on when this file calls it,
-or hands it on (`self.apply(self._init_weights)`, `callbacks=[clip]`), somewhere with
-gradient recording on. The module body always runs so. A function decorated with
+shows its own callers: a function is reached with gradients on when this file calls it
+(from elsewhere than its own body: a recursive call is no way in), or hands it on
+(`self.apply(self._init_weights)`, `callbacks=[clip]`), somewhere with gradient recording on. The module body always runs so. A function decorated with
 `no_grad` is reached like any other; its own body is marked as running without
 gradients, which the checks read from each statement's context.
 """
@@ -32,6 +32,7 @@ def reached_with_grad(a: FileAnalysis) -> set[int]:
         for node in [call.func, *call.args, *(k.value for k in call.keywords)]:
             text = node.attr if type(node) is ast.Attribute else node.id if type(node) is ast.Name else None
             if text in named:
-                out.update(named[text])
+                # a recursive call runs in whatever mode the outer call had: it is no way in
+                out.update(u for u in named[text] if u != id(ctx.unit))
     a._reached_with_grad = out  # type: ignore[attr-defined]
     return out

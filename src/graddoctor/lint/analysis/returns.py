@@ -11,7 +11,7 @@ import ast
 
 from graddoctor.lint.analysis.calls import method_names, resolve
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
-from graddoctor.lint.analysis.names import call_name, dotted
+from graddoctor.lint.analysis.names import call_name, dotted, strip_to
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
@@ -110,7 +110,59 @@ def instance_class(a: FileAnalysis, node: ast.expr):
     """The class of this file that `node` (`model`, `self.trainer`) was built from, if we can tell."""
     key = dotted(node)
     ctor = (a.names.call.get(key) or a.names.constructed.get(key)) if key else None
+    if ctor is None and type(node) is ast.Attribute and type(node.value) in (ast.Name, ast.Attribute) \
+            and dotted(node.value) != "self":
+        ctor = _built_in_init(a, instance_class(a, node.value), node.attr)  # `model.criterion` of `model = Seg()`
     return a.classes.get(call_name(ctor)) if isinstance(ctor, ast.Call) else None
+
+
+def _built_in_init(a: FileAnalysis, info, attr: str) -> ast.Call | None:
+    """What the one assignment `self.<attr> = X(...)` in the `__init__` of class `info` builds."""
+    init = info.methods.get("__init__") if info is not None else None
+    unit = a.method_unit(init) if init is not None else None
+    found = unit.bindings.get(f"self.{attr}") if unit is not None else None
+    if not found or len(found) != 1:
+        return None
+    value = found[0].value
+    while type(value) is ast.Call and type(value.func) is ast.Attribute and value.func.attr in ("to", "cuda", "cpu"):
+        value = value.func.value
+    return value if type(value) is ast.Call and type(value.func) is ast.Name else None
+
+
+def module_forward(a: FileAnalysis, call: ast.Call) -> ast.AST | None:
+    """The `forward` that `call` runs when it calls an instance of a module class of this file
+    (`self.criterion(logits, y)`, `loss_fn(p, t)`, `model.criterion(...)`), else None."""
+    if type(call.func) not in (ast.Name, ast.Attribute):
+        return None
+    info = instance_class(a, call.func)
+    if info is None or not info.is_module:
+        return None
+    key = dotted(call.func)
+    if key is not None and any(type(b.value) is ast.Call and call_name(strip_to(b.value)) != info.name
+                               for u in a.units for b in u.bindings.get(key, ())):
+        return None  # `criterion` is another module elsewhere in the file: which one this call runs is unsure
+    return info.methods.get("forward")
+
+
+def builds_module(a: FileAnalysis, call: ast.Call, unit: Unit, accept=None, depth: int = 2) -> bool:
+    """Whether `call` runs a function of this file every return of which builds a new module
+    (`make_block(c_in, c_out)` returning `nn.Sequential(...)`, also through another such helper); `accept(ctor)`
+    may turn down the module built (a parameter-free layer)."""
+    function = local_callee(a, call, unit)
+    inner = a.method_unit(function) if function is not None else None
+    rets = returned(a, function) if inner is not None else []
+    if not rets:
+        return False
+    for ret in rets:
+        value = strip_to(ret.value)
+        if type(value) is not ast.Call:
+            return False
+        if a.names.classify_call(value) == "module":
+            if accept is not None and not accept(value):
+                return False
+        elif depth <= 0 or not builds_module(a, value, inner, accept, depth - 1):
+            return False
+    return True
 
 
 def returned(a: FileAnalysis, function: ast.AST) -> list[ast.Return]:

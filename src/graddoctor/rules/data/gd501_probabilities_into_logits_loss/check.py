@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from graddoctor.lint.analysis.constants import live_returns
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted, strip_to
 from graddoctor.lint.analysis.returns import local_callee, returned, unpacked_index
@@ -122,7 +123,7 @@ def _function_called(a: FileAnalysis, call: ast.Call, unit):
 def _returns_of(a: FileAnalysis, function, index: int | None, depth: int, follow=None) -> list:
     """What every `return` of `function` gives, followed by `follow` (`_producers` by default); [] if one is unseen."""
     inner = a.method_unit(function)
-    values = returned(a, function)
+    values = live_returns(a, function)  # `if self.cfg.return_probs: return softmax(...)` when the config says so
     if inner is None or not values:
         return []
     out = []

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
+from graddoctor.lint.analysis.constants import constant
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted, keyword, strip_to
 from graddoctor.lint.analysis.returns import instance_class, passed_to, returned, returned_value, unpacked_index
@@ -44,7 +45,7 @@ def _one_output_model(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) ->
     if not (isinstance(origin, ast.Call) and is_model_call(a, origin)):
         return False
     outputs = made_by(a, unit, origin, line)
-    return bool(outputs) and all(_linear_to_one(o) for o in outputs)
+    return bool(outputs) and all(_linear_to_one(o, a) for o in outputs)
 
 
 def _origin(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> ast.expr | None:
@@ -65,11 +66,17 @@ def _origin(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int) -> ast.expr 
     return None
 
 
-def _linear_to_one(expr: ast.expr) -> bool:
+def _linear_to_one(expr: ast.expr, a: FileAnalysis | None = None) -> bool:
+    """`nn.Linear(k, 1)`; with `a`, also a width the file fixes elsewhere (`nn.Linear(h, cfg.n_outputs)` where the
+    config's field defaults to 1 and no construction says otherwise)."""
     if not (isinstance(expr, ast.Call) and call_name(expr) == "Linear"):
         return False
     out = expr.args[1] if len(expr.args) > 1 else keyword(expr, "out_features")
-    return isinstance(out, ast.Constant) and out.value == 1
+    if isinstance(out, ast.Constant) or out is None or a is None:
+        return isinstance(out, ast.Constant) and out.value == 1
+    unit = _unit_of(a, expr)
+    value = constant(a, unit, out, expr.lineno) if unit is not None else None
+    return type(value) is int and value == 1
 
 
 def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int = 8,

@@ -83,6 +83,12 @@ def _cut_throughout(a: FileAnalysis, r: Reporter, call: ast.Call, recv: ast.expr
         _report(r, call, found[0], found[1])
 
 
+def cut_with_graph(a: FileAnalysis, why) -> tuple[ast.AST, str] | None:
+    """The first cut, among the causes of a loss without graph, of a value that had one (whatever else lost
+    its history with recording off): GD102's to report, so GD110 leaves that loss to it."""
+    return _first_cut(a, why, off_allowed=True)
+
+
 def _first_cut(a: FileAnalysis, why, off_allowed: bool = False) -> tuple[ast.AST, str] | None:
     """The first cut, among the causes of a value without graph, of an operand that had one. A part computed
     with recording off is GD110's, unless `off_allowed` (a loss module's second input, such as the

@@ -6,7 +6,8 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import dotted, keyword
-from graddoctor.lint.analysis.returns import returned_value
+from graddoctor.lint.analysis.constants import constant, live_returns
+from graddoctor.lint.analysis.returns import local_callee, module_forward
 from graddoctor.lint.analysis.values import backward_calls, binding_of, is_loss_call, item_of
 from graddoctor.lint.reporter import Reporter
 
@@ -17,18 +18,31 @@ _PASS_THROUGH = frozenset({"to", "float", "double", "cuda", "cpu", "view", "resh
 _ELEMENTWISE = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 
 
-def _is_none(value: ast.expr | None) -> bool:
-    return isinstance(value, ast.Constant) and value.value == "none"
+def _is_none(a: FileAnalysis, unit, value: ast.expr | None, line: int) -> bool:
+    """`reduction="none"`, also through names, constructor arguments and config fields (`cfg.reduction`)."""
+    return value is not None and constant(a, unit, value, line) == "none"
 
 
-def _per_sample(a: FileAnalysis, call: ast.Call) -> bool:
+def _per_sample(a: FileAnalysis, call: ast.Call, unit, line: int) -> bool:
     if not is_loss_call(a, call):
         return False
-    if _is_none(keyword(call, "reduction")):
+    if _is_none(a, unit, keyword(call, "reduction"), line):
         return True
     key = dotted(call.func)
     made = a.names.call.get(key) if key else None
-    return made is not None and _is_none(keyword(made, "reduction"))
+    if made is None:
+        return False
+    where = _unit_building(a, made)
+    return where is not None and _is_none(a, where, keyword(made, "reduction"), made.lineno)
+
+
+def _unit_building(a: FileAnalysis, made: ast.Call):
+    """The unit whose assignment builds `made` (`self.criterion = nn.CrossEntropyLoss(...)` in `__init__`)."""
+    for unit in a.units:
+        for bindings in unit.bindings.values():
+            if any(b.value is made for b in bindings):
+                return unit
+    return None
 
 
 def _keeps_batch(call: ast.Call) -> bool:
@@ -82,40 +96,59 @@ def check(a: FileAnalysis, r: Reporter) -> None:
     for call, recv, ctx in backward_calls(a):
         if _gradient_given(call, recv):
             continue  # backward(gradient=...) handles non-scalar outputs
-        todo = [(recv, call.lineno, ctx.unit)]
-        for _ in range(12):
-            if not todo:
-                break
-            expr, line, unit = todo.pop()
-            if isinstance(expr, ast.Call) and _per_sample(a, expr):
-                r.add(
-                    CODE,
-                    f"backward() is called on `{r.segment(recv)}`, a per-sample loss made with reduction='none' "
-                    f"(line {line}); backward needs a scalar.",
-                    call,
-                    related=[r.related(line, "the per-sample loss is made here")],
-                    hint=f"Reduce it first: `{r.segment(recv)}.mean().backward()` (or pass `gradient=`).",
-                )
-                break
-            if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _PASS_THROUGH:
-                todo.append((expr.func.value, line, unit))
-            elif isinstance(expr, ast.Call) and _keeps_batch(expr):  # `.sum(dim=1)`: still one value per sample
-                operand = _torch_operand(expr)
-                if operand is not None:
-                    todo.append((operand, line, unit))
-            elif isinstance(expr, ast.Subscript) and _selects(a, unit, expr, line):  # `per[per > 0]`: some of them
-                todo.append((expr.value, line, unit))
-            elif isinstance(expr, ast.BinOp) and type(expr.op) in _ELEMENTWISE:  # `losses * weights`: still per sample
-                todo += [(expr.right, line, unit), (expr.left, line, unit)]
-            elif isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):
-                b = binding_of(a, unit, dotted(expr), expr, line)  # `x = x * mask`: the `x` before
-                if b is not None and isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
-                    todo.append((b.value, b.line, unit))
-            elif isinstance(expr, ast.Subscript):  # `out["loss"]` of a helper's dict
-                item = item_of(a, unit, expr, line)
-                if item is not None:
-                    todo.append(item)
-            elif isinstance(expr, ast.Call):
-                inner = returned_value(a, expr, unit)
-                if inner is not None:
-                    todo.append(inner)
+        line = _per_sample_at(a, recv, call.lineno, ctx.unit, [24])
+        if line is not None:
+            r.add(
+                CODE,
+                f"backward() is called on `{r.segment(recv)}`, a per-sample loss made with reduction='none' "
+                f"(line {line}); backward needs a scalar.",
+                call,
+                related=[r.related(line, "the per-sample loss is made here")],
+                hint=f"Reduce it first: `{r.segment(recv)}.mean().backward()` (or pass `gradient=`).",
+            )
+
+
+def _per_sample_at(a: FileAnalysis, expr: ast.expr, line: int, unit, budget: list[int]) -> int | None:
+    """The line of the per-sample loss (`reduction='none'`) that `expr` still holds one value per sample of,
+    followed back through names, elementwise arithmetic, selections and this file's helpers and loss
+    modules (every return a known configuration leaves must be per-sample); None when not surely so."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return None
+    if isinstance(expr, ast.Call) and _per_sample(a, expr, unit, line):
+        return line
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _PASS_THROUGH:
+        return _per_sample_at(a, expr.func.value, line, unit, budget)
+    if isinstance(expr, ast.Call) and _keeps_batch(expr):  # `.sum(dim=1)`: still one value per sample
+        operand = _torch_operand(expr)
+        return _per_sample_at(a, operand, line, unit, budget) if operand is not None else None
+    if isinstance(expr, ast.Subscript) and _selects(a, unit, expr, line):  # `per[per > 0]`: some of them
+        return _per_sample_at(a, expr.value, line, unit, budget)
+    if isinstance(expr, ast.BinOp) and type(expr.op) in _ELEMENTWISE:  # `losses * weights`: still per sample
+        for side in (expr.left, expr.right):
+            found = _per_sample_at(a, side, line, unit, budget)
+            if found is not None:
+                return found
+        return None
+    if isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):
+        b = binding_of(a, unit, dotted(expr), expr, line)  # `x = x * mask`: the `x` before
+        if b is not None and isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
+            return _per_sample_at(a, b.value, b.line, unit, budget)
+        return None
+    if isinstance(expr, ast.Subscript):  # `out["loss"]` of a helper's dict
+        item = item_of(a, unit, expr, line)
+        return _per_sample_at(a, item[0], item[1], item[2], budget) if item is not None else None
+    if isinstance(expr, ast.Call):
+        function = local_callee(a, expr, unit)
+        if function is None:
+            function = module_forward(a, expr)  # `self.criterion(logits, y)`, a loss module of this file
+        inner = a.method_unit(function) if function is not None else None
+        rets = live_returns(a, function) if inner is not None else []
+        found = None
+        for ret in rets:  # what the call gives is one of the returns the configuration leaves: each must be
+            at = _per_sample_at(a, ret.value, ret.lineno, inner, budget)
+            if at is None:
+                return None
+            found = found or at
+        return found
+    return None

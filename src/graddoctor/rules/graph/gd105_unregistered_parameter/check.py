@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import ast
 
-from graddoctor.lint.analysis.model import FileAnalysis, calls_in
+from graddoctor.lint.analysis.model import FileAnalysis, Unit, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted, keyword, strip_to
-from graddoctor.lint.analysis.returns import returned, returned_value
+from graddoctor.lint.analysis.returns import builds_module, returned, returned_value
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD105"
@@ -25,11 +25,15 @@ PARAMETER_FREE = frozenset(
 )
 
 
-def _module_ctor(a: FileAnalysis, node: ast.AST) -> ast.Call | None:
-    """A constructor of a module that has parameters (a list of ReLUs loses nothing)."""
+def _module_ctor(a: FileAnalysis, node: ast.AST, unit: Unit | None = None) -> ast.Call | None:
+    """A constructor of a module that has parameters (a list of ReLUs loses nothing), or a call of a helper
+    of this file that returns one (`[make_block(a, b) for a, b in pairs]`)."""
     for sub in calls_in(node):
         inner = strip_to(sub)
         if isinstance(inner, ast.Call) and a.names.classify_call(inner) == "module" and call_name(inner) not in PARAMETER_FREE:
+            return sub
+    for sub in calls_in(node):
+        if builds_module(a, sub, unit or a.units[0], accept=lambda c: call_name(c) not in PARAMETER_FREE):
             return sub
     return None
 
@@ -73,10 +77,10 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                     registers = True
                 elif name in ("append", "extend", "insert") and isinstance(node.func, ast.Attribute) and node.args:
                     container = dotted(node.func.value)
-                    if container and _module_ctor(a, node.args[-1]) is not None:
+                    if container and _module_ctor(a, node.args[-1], unit) is not None:
                         appended.setdefault(_where(container, unit), node)
         for container, value, stmt, ctx in a.item_stores:
-            if _module_ctor(a, value) is not None:
+            if _module_ctor(a, value, ctx.unit) is not None:
                 appended.setdefault(_where(container, ctx.unit), stmt)
         if registers:
             continue
@@ -93,7 +97,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                     if local is None or not isinstance(local.stmt, ast.Assign):
                         continue
                     filled = next((c for c, _ in by_unit.get(id(unit), ()) if call_name(c) in ("append", "extend", "insert")
-                                   and dotted(c.func.value) == value.id and c.args and _module_ctor(a, c.args[-1]) is not None), None)
+                                   and dotted(c.func.value) == value.id and c.args and _module_ctor(a, c.args[-1], unit) is not None), None)
                     value = local.value
             elif type(value) is ast.Name:  # `layers = []; layers.append(nn.Conv2d(...)); self.layers = layers`
                 local = a.binding_before(unit, value.id, stmt.lineno)
@@ -102,7 +106,7 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 filled = appended.get(_where(value.id, unit))
                 value = local.value
             if isinstance(value, (ast.List, ast.Tuple, ast.Dict, ast.ListComp, ast.DictComp)):
-                ctor = _module_ctor(a, value) or (filled if not _has_elements(value) else None)
+                ctor = _module_ctor(a, value, unit) or (filled if not _has_elements(value) else None)
                 if ctor is None:
                     continue
                 kind = "dict" if isinstance(value, (ast.Dict, ast.DictComp)) else "list"

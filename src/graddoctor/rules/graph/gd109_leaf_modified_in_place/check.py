@@ -7,7 +7,7 @@ import ast
 from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted, keyword
 from graddoctor.lint.analysis.reach import reached_with_grad
-from graddoctor.lint.analysis.returns import grad_on_at_every_call, instance_class, local_callee, returned_value
+from graddoctor.lint.analysis.returns import instance_class, local_callee, returned_value
 from graddoctor.rules.graph.gd105_unregistered_parameter.check import FACTORIES, PARAMETER_FREE
 from graddoctor.lint.reporter import Reporter
 
@@ -163,44 +163,35 @@ def _instance_leaves(a: FileAnalysis, out: dict[int, set[str]], class_leaves: di
 _WEIGHTS = frozenset({"weight", "bias"})
 
 
-def _layer_weight(a: FileAnalysis, node: ast.expr) -> str | None:
-    """`self.prototypes.weight` where `self.prototypes = nn.Linear(...)`: a parameter of a layer built here."""
+def _layer_weight(a: FileAnalysis, node: ast.expr, module: str | None, frozen: set[str]) -> str | None:
+    """The layer parameter `node` is, as a dotted name (`self.prototypes.weight` where `self.prototypes =
+    nn.Linear(...)`, `m.weight` of the module `.apply(fn)` hands `fn`), or "getattr" for the weight of a module
+    fetched with `getattr(model, name)`; None for anything else (not a weight or bias; a module of this file,
+    which may define `weight` as anything; a parameter-free layer; a frozen one)."""
     if type(node) is not ast.Attribute or node.attr not in _WEIGHTS:
         return None
-    owner = dotted(node.value)
-    built = a.names.call.get(owner) if owner and a.names.of(owner) == "module" else None
+    owner = node.value
+    if type(owner) is ast.Call:
+        ok = call_name(owner) == "getattr" and type(owner.func) is ast.Name and len(owner.args) == 2 \
+            and dotted(owner.args[0]) not in frozen
+        return "getattr" if ok else None
+    key = dotted(owner)
+    if key is None or dotted(node) in frozen or any(key == f or key.startswith(f + ".") for f in frozen):
+        return None  # `self.fc.weight.requires_grad = False`, `self.fc.requires_grad_(False)`
+    if key == module:
+        return dotted(node)
+    built = a.names.call.get(key) if a.names.of(key) == "module" else None
     if built is None or call_name(built) in PARAMETER_FREE or call_name(built) in a.classes:
-        return None  # a module of this file may define `weight` as anything
-    frozen = _frozen(a)
-    if owner in frozen or dotted(node) in frozen or owner in _frozen_owners(a):
-        return None  # `self.proj.requires_grad_(False)`, `self.proj.weight.requires_grad = False`
+        return None
     return dotted(node)
 
 
-def _layer_weight_edits(a: FileAnalysis):
-    """In-place edits of a layer's `weight`/`bias` (directly, or through a name bound to it in the same
-    function: `w = self.prototypes.weight; w.div_(...)`), with the key edited and the layer's parameter."""
-    if ".weight" not in a.source and ".bias" not in a.source:
-        return
-    for call, ctx in a.calls:
-        func = call.func
-        if ctx.grad_off is not None or type(func) is not ast.Attribute:
-            continue
-        name = func.attr
-        if not name.endswith("_") or name.endswith("__") or name in _NOT_INPLACE:
-            continue
-        target = func.value
-        if type(target) is ast.Name:
-            bound = ctx.unit.bindings.get(target.id, ())
-            if len(bound) != 1 or not isinstance(bound[0].stmt, ast.Assign):
-                continue  # rebound, or a loop variable: not surely the parameter at this call
-            target = bound[0].value
-        weight = _layer_weight(a, target)
-        if weight is not None:
-            yield call, ctx, dotted(func.value), weight
+def _reached_leaves(a: FileAnalysis, named: dict[tuple[int, str], str]) -> dict[int, set[str]]:
+    """Leaves that a function reaches through what it is given, per unit (by id), and (in `named`) the layer
+    parameter a name bound to one is (`w` is `self.proj.weight`):
 
-def _reached_leaves(a: FileAnalysis) -> dict[int, set[str]]:
-    """Leaves that a function reaches through what it is given, per unit (by id):
+    - the `weight`/`bias` of a layer built in this file, edited directly or through a name bound to it
+      (`self.prototypes.weight.div_(...)`, `w = self.proj.weight; w.div_(...)`);
 
     - the `weight`/`bias` of the module a function passed to `.apply(fn)` receives
       (`self.apply(self._init_weights)`, then `module.weight.normal_(...)`);
@@ -238,11 +229,22 @@ def _reached_leaves(a: FileAnalysis) -> dict[int, set[str]]:
             elif what == "leaves":
                 _loop_leaves(a, unit, param, out)
     for unit in a.units:
-        if id(unit.node) in modules:
-            out.setdefault(id(unit), set()).update(f"{modules[id(unit.node)]}.{w}" for w in _WEIGHTS)
-        for key, bindings in unit.bindings.items():
-            if len(bindings) == 1 and _module_weight(a, bindings[0].value, modules.get(id(unit.node)), frozen):
-                out.setdefault(id(unit), set()).add(key)
+        module = modules.get(id(unit.node))
+        if module is not None:
+            out.setdefault(id(unit), set()).update(f"{module}.{w}" for w in _WEIGHTS)
+        for key, bindings in unit.bindings.items():  # `w = self.proj.weight`, `table = getattr(model, name).weight`
+            if len(bindings) == 1 and isinstance(bindings[0].stmt, ast.Assign):
+                weight = _layer_weight(a, bindings[0].value, module, frozen)
+                if weight is not None:
+                    out.setdefault(id(unit), set()).add(key)
+                    if weight != "getattr":
+                        named[(id(unit), key)] = weight
+    if ".weight" in a.source or ".bias" in a.source:
+        for call, ctx in a.calls:  # `self.prototypes.weight.div_(...)`: the layer's parameter itself
+            func = call.func
+            if type(func) is ast.Attribute and _in_place(func.attr) \
+                    and _layer_weight(a, func.value, modules.get(id(ctx.unit.node)), frozen):
+                out.setdefault(id(ctx.unit), set()).add(dotted(func.value))
     reached = reached_with_grad(a)
     return {key: names for key, names in out.items() if key in reached}
 
@@ -270,20 +272,6 @@ def _apply_targets(a: FileAnalysis) -> dict[int, str]:
         if len(params) == 1:
             out[id(target)] = params[0]
     return out
-
-
-def _module_weight(a: FileAnalysis, value: ast.expr, module: str | None, frozen: set[str]) -> bool:
-    """`getattr(model, name).weight`, `model.encoder.weight` of a module the file builds, `module.weight` of `.apply`'s module."""
-    if type(value) is not ast.Attribute or value.attr not in _WEIGHTS:
-        return False
-    owner = value.value
-    if type(owner) is ast.Call:
-        return call_name(owner) == "getattr" and type(owner.func) is ast.Name and len(owner.args) == 2 \
-            and dotted(owner.args[0]) not in frozen
-    key = dotted(owner)
-    if key is None or dotted(value) in frozen or any(key == f or key.startswith(f + ".") for f in frozen):
-        return False  # `self.fc.weight.requires_grad = False`, `self.fc.requires_grad_(False)`
-    return key == module or a.names.of(key) == "module"
 
 
 def _leaf_argument(a: FileAnalysis, arg: ast.expr, ctx, frozen: set[str], depth: int = 0) -> str | None:
@@ -341,39 +329,33 @@ def _items_of(iterable: ast.expr, target: ast.expr, param: str) -> list[str]:
     return []
 
 
+def _in_place(name: str) -> bool:
+    """`add_`, `normal_`: a tensor method that changes its receiver (not `__iadd__`, `requires_grad_`...)."""
+    return name.endswith("_") and not name.endswith("__") and name not in _NOT_INPLACE
+
+
 def check(a: FileAnalysis, r: Reporter) -> None:
     if not any(word in a.source for word in ("requires_grad", "Parameter", "parameters()", ".weight", ".bias")):
         return
-    seen: set[tuple[int, int]] = set()
-
-    def report(node: ast.AST, key: str, what: str, op: str = "") -> None:
-        if (node.lineno, node.col_offset) not in seen:  # two readings may find the same edit
-            seen.add((node.lineno, node.col_offset))
-            _report(r, node, key, what, op)
-
-    for call, ctx, key, weight in _layer_weight_edits(a):
-        if grad_on_at_every_call(a, ctx.unit):
-            what = f"`{key}.{call.func.attr}(...)`" + (f" (`{key}` is `{weight}`)" if key != weight else "")
-            report(call, key, what)
+    named: dict[tuple[int, str], str] = {}
     leaves = _leaves(a)
-    for key, names in _reached_leaves(a).items():
+    for key, names in _reached_leaves(a, named).items():
         leaves.setdefault(key, set()).update(names)
     if not leaves:
         return
     for call, ctx in a.calls:
         func = call.func
-        if ctx.grad_off is not None or not isinstance(func, ast.Attribute):
-            continue
-        name = func.attr
-        if not name.endswith("_") or name.endswith("__") or name in _NOT_INPLACE:
+        if ctx.grad_off is not None or not isinstance(func, ast.Attribute) or not _in_place(func.attr):
             continue
         key = dotted(func.value)
         if key and key in leaves.get(id(ctx.unit), ()):
-            report(call, key, f"`{key}.{name}(...)`", name)
+            weight = named.get((id(ctx.unit), key))
+            what = f"`{key}.{func.attr}(...)`" + (f" (`{key}` is `{weight}`)" if weight and weight != key else "")
+            _report(r, call, key, what, func.attr)
     for aug, ctx in a.augassigns:
         key = dotted(aug.target)
         if ctx.grad_off is None and key and key in leaves.get(id(ctx.unit), ()):
-            report(aug, key, f"`{r.segment(aug)}`")
+            _report(r, aug, key, f"`{r.segment(aug)}`")
 
 
 # tensor methods that initialise, and the `torch.nn.init` function that does the same under `no_grad`

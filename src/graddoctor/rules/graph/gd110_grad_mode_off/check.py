@@ -12,6 +12,7 @@ from graddoctor.lint.analysis.numbers import causes_without_graph
 from graddoctor.lint.analysis.returns import instance_class, local_callee, returned, returned_value, unpacked_index
 from graddoctor.lint.analysis.values import backward_calls, chain, may_run_model, surely_data
 from graddoctor.lint.reporter import Reporter
+from graddoctor.rules.graph.gd102_loss_without_graph.check import cut_with_graph
 from graddoctor.rules.graph.gd105_unregistered_parameter.check import PARAMETER_FREE
 
 CODE = "GD110"
@@ -135,8 +136,8 @@ def _graph_off_throughout(a: FileAnalysis, r: Reporter, call: ast.Call, recv: as
     followed through this file's helpers, methods and their parameters (numbers.without_graph)."""
     why = causes_without_graph(a, ctx.unit, recv, call.lineno) or []
     cause = next((c for c in why if c.kind == "grad_off"), None)
-    if cause is None:
-        return
+    if cause is None or cut_with_graph(a, why) is not None:
+        return  # a part cut from a value that had a graph (a re-wrapped student output) is GD102's cause
     lead = f"The loss is made from `{r.segment(cause.node)}` (line {cause.node.lineno}), computed"
     _report(r, cause.off, cause.node.lineno, recv, call, lead)
 
@@ -289,8 +290,12 @@ def _layers_frozen_by_grad_off(a: FileAnalysis, r: Reporter) -> None:
     """
     if not backward_calls(a) or "requires_grad" in a.source or "freeze" in a.source.lower():
         return
+    _networks_frozen_by_grad_off(a, r)
     for info in a.classes.values():
-        if not info.is_module or not _optimized_whole(a, info):
+        if not info.is_module:
+            continue
+        optimized = _optimized_layers(a, info)
+        if not optimized:
             continue
         units = [u for u in (a.method_unit(m) for m in info.methods.values()) if u is not None]
         producers = _grad_off_layer_methods(a, info)
@@ -305,13 +310,16 @@ def _layers_frozen_by_grad_off(a: FileAnalysis, r: Reporter) -> None:
                 if found is None or found[0] == layer:
                     continue
                 frozen, off, made = found
-                if _MEANT_FROZEN.search(frozen[5:]):
+                if "*" not in optimized and frozen not in optimized:
+                    continue  # the optimizer is given other layers only: `frozen` is left out on purpose
+                if _MEANT_FROZEN.search(frozen[5:]) or _run_with_recording(a, frozen, info):
                     continue  # `self.target_encoder`, `self.ema_model`: kept without gradients on purpose
                 node = ast.Pass(lineno=off.line, col_offset=_indent(r, off.line))
+                given = f"all of `{info.name}`'s parameters" if "*" in optimized else f"`{frozen}`'s parameters"
                 r.add(
                     CODE,
                     f"`{frozen}` runs under {off.how} (line {off.line}) and its output feeds `{layer}` (line "
-                    f"{call.lineno}), which trains: the optimizer is given all of `{info.name}`'s parameters, but "
+                    f"{call.lineno}), which trains: the optimizer is given {given}, but "
                     f"those of `{frozen}` get no gradient through it and never change.",
                     node,
                     related=[r.related(made, "computed without gradient recording"),
@@ -330,7 +338,12 @@ _NORMS = re.compile(r"Norm(?:[123]d)?$")
 def _own_layer(a: FileAnalysis, call: ast.Call, frozen: bool = False) -> str | None:
     """`self.head` for `self.head(h)`, a layer with parameters built on the network (for the layer run
     without recording, `frozen`: not a normalization layer)."""
-    key = dotted(call.func)
+    return _layer_key(a, call.func, frozen)
+
+
+def _layer_key(a: FileAnalysis, node: ast.expr, frozen: bool = False) -> str | None:
+    """`self.head` for the attribute `self.head`, a layer with parameters built on the network."""
+    key = dotted(node)
     if not key or not key.startswith("self.") or key.count(".") != 1 or a.names.of(key) != "module":
         return None
     built = a.names.call.get(key)
@@ -354,13 +367,42 @@ def _grad_off_layer_methods(a: FileAnalysis, info) -> dict[str, tuple[str, GradO
             layer = next((k for c in calls_in(ret.value) if (k := _own_layer(a, c, frozen=True))), None)
             ctx = next((_ctx_of(a, c) for c in calls_in(ret.value)), None)
             off = decorated or (ctx.grad_off if ctx is not None else None)
+            made = ret.lineno
+            if layer is None and off is None:
+                # `with torch.no_grad(): feats = self.encoder(x)` then `return feats.unsqueeze(0)`
+                layer, off, made = _reshaped_grad_off_layer(a, inner, ret) or (None, None, 0)
             if layer is None or off is None:
                 found = None
                 break
-            found = found or (layer, off, ret.lineno)
+            found = found or (layer, off, made)
         if found is not None:
             out[name] = found
     return out
+
+
+def _layer_run_by_helper(a: FileAnalysis, unit: Unit, call: ast.Call) -> tuple[str, GradOff, int] | None:
+    """`extract(self.backbone, x)`: a helper of this file, every return of which it computes with recording off,
+    given one of the network's layers (the layer it runs)."""
+    layers = [k for arg in call.args if (k := _layer_key(a, arg, frozen=True))]
+    if len(layers) != 1:
+        return None
+    off = _returned_under_grad_off(a, call, unit)
+    return (layers[0], off, call.lineno) if off is not None else None
+
+
+def _reshaped_grad_off_layer(a: FileAnalysis, unit: Unit, ret: ast.Return) -> tuple[str, GradOff, int] | None:
+    """A return made only by reshaping (`.unsqueeze(0)`, `.flatten(1)`) a name assigned under no_grad from one
+    of the network's layers."""
+    value = ret.value
+    while type(value) is ast.Call and type(value.func) is ast.Attribute and value.func.attr in _DATA_METHODS:
+        value = value.func.value
+    if type(value) is not ast.Name:
+        return None
+    b = a.binding_before(unit, value.id, ret.lineno)
+    if b is None or b.ctx.grad_off is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
+        return None
+    layer = next((k for c in calls_in(b.value) if (k := _own_layer(a, c, frozen=True))), None)
+    return (layer, b.ctx.grad_off, b.line) if layer is not None else None
 
 
 def _fed_from_grad_off(a: FileAnalysis, unit: Unit, call: ast.Call, producers: dict) -> tuple[str, GradOff, int] | None:
@@ -371,11 +413,23 @@ def _fed_from_grad_off(a: FileAnalysis, unit: Unit, call: ast.Call, producers: d
             name = dotted(inner.func) or ""
             if name.startswith("self.") and name[5:] in producers:
                 return producers[name[5:]]
+            found = _layer_run_by_helper(a, unit, inner)
+            if found is not None:
+                return found
         for node in ast.walk(arg):
             if type(node) is not ast.Name:
                 continue
             b = a.binding_before(unit, node.id, call.lineno)
-            if b is None or b.ctx.grad_off is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
+            if b is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
+                continue
+            if b.ctx.grad_off is None:
+                value = b.value  # `h0 = self.encode(images)`, a method that returns a layer's output made without recording
+                if type(value) is ast.Call and type(value.func) is ast.Attribute and dotted(value.func.value) == "self" \
+                        and value.func.attr in producers:
+                    return producers[value.func.attr]
+                found = _layer_run_by_helper(a, unit, value) if type(value) is ast.Call else None
+                if found is not None:
+                    return found[0], found[1], b.line
                 continue
             layer = next((k for c in calls_in(b.value) if (k := _own_layer(a, c, frozen=True))), None)
             if layer is not None:
@@ -383,18 +437,108 @@ def _fed_from_grad_off(a: FileAnalysis, unit: Unit, call: ast.Call, producers: d
     return None
 
 
-def _optimized_whole(a: FileAnalysis, info) -> bool:
-    """An optimizer built in this file from all the network's parameters: `Adam(self.parameters())` in
-    one of its methods, or `Adam(model.parameters())` where `model` is an instance of it."""
+def _optimized_layers(a: FileAnalysis, info) -> set[str]:
+    """What of the network an optimizer built in this file is given: `{"*"}` for all of its parameters
+    (`Adam(self.parameters())` in one of its methods, `Adam(model.parameters())` where `model` is an
+    instance of it), else its layers whose parameters a parameter group names (`{"params":
+    model.backbone.parameters(), "lr": ...}`, also in a list a helper of this file returns)."""
+    out: set[str] = set()
+    for owner, unit in _parameter_owners(a):
+        if dotted(owner) == "self" and unit.cls is info or instance_class(a, owner) is info:
+            out.add("*")
+        elif type(owner) is ast.Attribute and (
+                dotted(owner.value) == "self" and unit.cls is info or instance_class(a, owner.value) is info):
+            out.add(f"self.{owner.attr}")  # `model.backbone.parameters()`: the layer `self.backbone`
+    return out
+
+
+def _parameter_owners(a: FileAnalysis) -> list[tuple[ast.expr, Unit]]:
+    """`(X, its unit)` for every `X.parameters()` that an optimizer built in this file is given, through lists,
+    parameter groups, `+`, `itertools.chain` and this file's helpers (cached on `a`)."""
+    cached = a.__dict__.get("_gd110_owners")
+    if cached is None:
+        cached = a._gd110_owners = []  # type: ignore[attr-defined]
+        for call, ctx in a.calls:
+            if a.names.classify_call(call) == "optimizer" and call.args:
+                _given_parameters(a, call.args[0], ctx.unit, call.lineno, cached, 0)
+    return cached
+
+
+def _given_parameters(a: FileAnalysis, given: ast.expr, unit: Unit, line: int, out: list, depth: int) -> None:
+    """Add to `out` the owners of the parameters `given` (an optimizer's first argument) holds."""
+    if depth > 4:
+        return
+    kind = type(given)
+    if kind is ast.BinOp and type(given.op) is ast.Add:  # `list(m.encoder.parameters()) + list(m.head.parameters())`
+        _given_parameters(a, given.left, unit, line, out, depth + 1)
+        _given_parameters(a, given.right, unit, line, out, depth + 1)
+        return
+    if kind is ast.Call and type(given.func) is ast.Attribute and given.func.attr in ("parameters", "named_parameters"):
+        out.append((given.func.value, unit))
+        return
+    if kind in (ast.List, ast.Tuple):
+        for elt in given.elts:
+            _given_parameters(a, elt.value if type(elt) is ast.Starred else elt, unit, line, out, depth + 1)
+    elif kind is ast.Dict:  # a parameter group
+        for k, v in zip(given.keys, given.values):
+            if type(k) is ast.Constant and k.value == "params":
+                _given_parameters(a, v, unit, line, out, depth + 1)
+    elif kind is ast.Name:
+        b = a.binding_before(unit, given.id, line)
+        if b is not None and isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
+            _given_parameters(a, b.value, unit, b.line, out, depth + 1)
+    elif kind is ast.Call:
+        if type(given.func) is ast.Name and given.func.id in ("list", "tuple") or call_name(given) == "chain":
+            for arg in given.args:
+                _given_parameters(a, arg, unit, line, out, depth + 1)
+            return
+        found = returned_value(a, given, unit)  # `param_groups(model, args)`: the list it returns
+        if found is not None:
+            _given_parameters(a, found[0], found[2], found[1], out, depth + 1)
+
+
+def _run_with_recording(a: FileAnalysis, key: str, info) -> bool:
+    """Whether the network `key` (`backbone`, or `self.backbone` in the methods of class `info`) is also run
+    somewhere with recording on (not through a method decorated with no_grad): then it gets gradients there."""
     for call, ctx in a.calls:
-        if a.names.classify_call(call) != "optimizer" or not call.args:
+        if dotted(call.func) != key or ctx.grad_off is not None or (info is not None and ctx.unit.cls is not info):
             continue
-        given = call.args[0]
-        if not (type(given) is ast.Call and type(given.func) is ast.Attribute and given.func.attr == "parameters"):
-            continue
-        owner = given.func.value
-        if dotted(owner) == "self" and ctx.unit.cls is info:
-            return True
-        if instance_class(a, owner) is info:
+        if id(ctx.unit.node) not in a.grad_off_of:
             return True
     return False
+
+
+def _networks_frozen_by_grad_off(a: FileAnalysis, r: Reporter) -> None:
+    """The same outside a network class: `with torch.no_grad(): feats = backbone(x)`, then `head(feats)`,
+    while the optimizer is given both `backbone.parameters()` and `head.parameters()` (a parameter group
+    each, say) and nothing in the file freezes the backbone: its parameters never get a gradient."""
+    owners = {dotted(owner) for owner, unit in _parameter_owners(a) if dotted(owner) and "." not in dotted(owner)}
+    if len(owners) < 2:
+        return
+    for call, ctx in a.calls:
+        consumer = dotted(call.func)
+        if ctx.grad_off is not None or consumer not in owners or a.names.of(consumer) != "module":
+            continue
+        for node in (n for arg in call.args for n in ast.walk(arg)):
+            if type(node) is not ast.Name:
+                continue
+            b = a.binding_before(ctx.unit, node.id, call.lineno)
+            if b is None or b.ctx.grad_off is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
+                continue
+            frozen = next((k for c in calls_in(b.value) if (k := dotted(c.func)) in owners and k != consumer
+                           and a.names.of(k) == "module"), None)
+            if frozen is None or _MEANT_FROZEN.search(frozen) or _run_with_recording(a, frozen, None):
+                continue
+            off = b.ctx.grad_off
+            r.add(
+                CODE,
+                f"`{frozen}` runs under {off.how} (line {off.line}) and its output feeds `{consumer}` (line "
+                f"{call.lineno}), which trains: the optimizer is given `{frozen}`'s parameters, but they get no "
+                "gradient through it and never change.",
+                ast.Pass(lineno=off.line, col_offset=_indent(r, off.line)),
+                related=[r.related(b.line, "computed without gradient recording"),
+                         r.related(call.lineno, f"`{consumer}` trains on it")],
+                hint=f"Run `{frozen}` with gradient recording on; if it is meant to stay frozen, call "
+                     f"`{frozen}.requires_grad_(False)` and leave its parameters out of the optimizer.",
+            )
+            return
