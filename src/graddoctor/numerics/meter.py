@@ -184,7 +184,7 @@ class Meter:
             rates = _rates(optimizer)
             if rates is None:
                 return 0
-            rhythm.hold(("lr", key), lambda optimizer=optimizer: _rates(optimizer))
+            rhythm.hold_values(("lr", key), optimizer.param_groups, "lr")
             # the next measured step (its count k): the first past `dense_steps` at a multiple of `measure_every`
             every, k = self.options.measure_every, track.steps + 1
             if every <= 1 or k <= self.options.dense_steps:
