@@ -172,7 +172,7 @@ class Meter:
         rate set by hand brings every step back."""
         if self.pending or self._before or self._clips or self.record.escalated or not rhythm.steps:
             return 0
-        if any(key[0] == "call" and key[1] in ("clip", "scaler", "scheduler") for key in rhythm.pattern):
+        if not rhythm.calls.isdisjoint(("clip", "scaler", "scheduler")):
             return 0
         wake = None
         for key, per in rhythm.steps.items():

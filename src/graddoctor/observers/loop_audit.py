@@ -72,7 +72,9 @@ class LoopAudit(Observer):
 
     def before_step(self, event: StepEvent) -> None:
         self.tick += 1
-        st = self._state(event.optimizer)
+        st = self._states.get(id(event.optimizer))
+        if st is None or st.optimizer() is not event.optimizer:
+            st = self._state(event.optimizer)
         st.refresh()
         if st.first_step_where is NOWHERE:
             st.first_step_where = event.where
@@ -98,11 +100,16 @@ class LoopAudit(Observer):
             st = self._states.get(id(event.optimizer))
             if st is not None:
                 st.steps += 1
-                if id(event.optimizer) in sleeping.marked:
+                if id(event.optimizer) in sleeping.marked:  # the counts at this place: Stretch.counts_at, inline
                     rhythm = self.session.rhythm
-                    st.after_step = GradMark.take(st.params(), *sleeping.counts_at(rhythm.iteration, rhythm.position))
+                    j, q = rhythm.iteration - sleeping.first, rhythm.position
+                    backwards, writes = sleeping.cum_backwards, sleeping.cum_writes
+                    st.after_step = GradMark.take(st.params(), sleeping.backwards + j * backwards[-1] + backwards[q],
+                                                  sleeping.writes + j * writes[-1] + writes[q])
             return
-        st = self._state(event.optimizer)
+        st = self._states.get(id(event.optimizer))
+        if st is None or st.optimizer() is not event.optimizer:
+            st = self._state(event.optimizer)
         st.steps += 1
         st.last_step_tick = self.tick
         self.last_step_tick = self.tick
@@ -151,7 +158,9 @@ class LoopAudit(Observer):
     def _zero_grad(self, event: CallEvent) -> None:
         target = event.target
         if isinstance(target, torch.optim.Optimizer):
-            covered = self._state(target)
+            covered = self._states.get(id(target))
+            if covered is None or covered.optimizer() is not target:
+                covered = self._state(target)
             covered.refresh()
             ids = covered.param_ids
         elif isinstance(target, nn.Module):

@@ -69,6 +69,7 @@ class Rhythm:
         # what one iteration of the pattern holds, for the observers' `wake_in` and `resync`
         self.steps: dict[int, int] = {}  # optimizer id -> its steps per iteration
         self.backwards = 0  # backward calls per iteration
+        self.calls: frozenset = frozenset()  # the kinds of call in one iteration ("zero_grad", "clip", ...)
         self.step = 1  # the session step at the start of the next (or current) iteration
         self.backward_index = 0  # the session's backward count at the start of the next (or current) iteration
         self.dispatching = False  # a keyed event that matched is being handed out
@@ -134,9 +135,10 @@ class Rhythm:
         self.routes = self._routes_of.setdefault(self._sleeping, {})
 
     def modes(self) -> tuple:
-        """The `training` flag of each model the session knew at the last iteration's end."""
+        """The `training` flag of each model the session knew at the last iteration's end (at every step:
+        session.begin_step reads them the same way itself, and asks here only when a model was freed)."""
         try:
-            return tuple(map(_TRAINING, map(operator.call, self._roots)))  # no Python-level call: at every step
+            return tuple(map(_TRAINING, map(operator.call, self._roots)))  # no Python-level call
         except AttributeError:  # a model was freed
             return tuple([getattr(ref(), "training", None) for ref in self._roots])
 
@@ -154,9 +156,6 @@ class Rhythm:
             self._values[key] = (dicts, get, tuple(map(get, dicts)))
 
     def _changed(self) -> bool:
-        for dicts, get, values in self._values.values():
-            if tuple(map(get, dicts)) != values:
-                return True
         for read, value in self._held.values():
             if read() != value:
                 return True
@@ -175,8 +174,13 @@ class Rhythm:
         if self.steady:
             end = self.pattern[-1]
             # (the models' modes are part of each step's key: a change shows there)
-            if (self.position != self.last or session.discovered.discoveries != end[1]
-                    or ((self._held or self._values) and self._changed())):
+            changed = False
+            for dicts, get, values in self._values.values():  # inline: at every iteration's end
+                if tuple(map(get, dicts)) != values:
+                    changed = True
+                    break
+            if (changed or self.position != self.last or session.discovered.discoveries != end[1]
+                    or (self._held and self._changed())):
                 # it ended early, a model changed mode, or a model or optimizer appeared
                 self.keys = list(self.pattern[:self.position])
                 self.iteration -= 1
@@ -186,7 +190,7 @@ class Rhythm:
                 return
             self.position = 0
             self.skipped += len(self._sleeping)
-            self.step, self.backward_index = session.step, session.backward_count
+            self.step, self.backward_index = session.steps_taken + 1, session.backward_count
             if self.iteration >= self._next_wake:
                 self._turn()
             return
@@ -241,6 +245,7 @@ class Rhythm:
             if key[0] == "step":
                 self.steps[key[1]] = self.steps.get(key[1], 0) + 1
         self.backwards = sum(1 for key in self.pattern if key[0] == "backward")
+        self.calls = frozenset([key[1] for key in self.pattern if key[0] == "call"])
         self.step, self.backward_index = session.step, session.backward_count
         now = self.iteration
         self._asleep = {}
@@ -297,6 +302,16 @@ class Rhythm:
                 self._routes_of.clear()
             routes = self._routes_of[self._sleeping] = {}
         self.routes = routes  # the same observers asleep again (a wake-up every few iterations): made once
+
+
+def sampled_wake(steps: int, per: int, first: int, every: int) -> int | None:
+    """For an observer that measures the steps numbered up to `first`, then every `every`-th, with `steps`
+    taken: how many whole iterations of `per` steps can go by before the one that holds its next measured
+    step (None when none comes: no step per iteration). Asked at each wake-up: closed form, no loop."""
+    if per <= 0 or every <= 0:
+        return None
+    due = steps + 1 if steps + 1 <= first else (steps // every + 1) * every
+    return (due - steps - 1) // per
 
 
 def disrupt(session) -> None:

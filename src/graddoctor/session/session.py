@@ -10,6 +10,7 @@ with their findings together, is decided where they are assembled
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -26,6 +27,7 @@ from graddoctor.session.observer import BackwardEvent, CallEvent, Observer, Step
 from graddoctor.session.registry import OptimizerRecord, remember_creation
 from graddoctor.session.rhythm import Rhythm, enabled_by_environment
 
+_TRAINING = operator.attrgetter("training")
 T = TypeVar("T")
 D = TypeVar("D")
 
@@ -199,7 +201,11 @@ class Session:
             rhythm.block()  # a manual update: its parameters are found by watching them, not by a call
         if rhythm.enabled:
             # the models' modes: a model left in eval mode differs here
-            self._keyed("before_step", event, ("step", id(optimizer), where, rhythm.modes()))
+            try:
+                modes = tuple(map(_TRAINING, map(operator.call, rhythm._roots)))  # rhythm.modes(), without a call
+            except AttributeError:
+                modes = rhythm.modes()
+            self._keyed("before_step", event, ("step", id(optimizer), where, modes))
         else:
             self._dispatch("before_step", event)
 
@@ -332,7 +338,10 @@ class Session:
 
     def _resync(self, observer: Observer, skipped: int, prefix: tuple) -> None:
         if id(observer) not in self._failed:
-            self._call(observer, "resync", lambda: observer.resync(skipped, prefix, self.rhythm))
+            try:  # self._call, without its closure: at every wake-up
+                observer.resync(skipped, prefix, self.rhythm)
+            except Exception:
+                self._fail(observer, "resync")
 
     def _listeners(self, event_name: str) -> list:
         if self._handlers_of is not self.observers or len(self.observers) != self._handlers_n:
