@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 import torch
 
 from graddoctor.locate import NOWHERE, Location
+
+_PARAMS = itemgetter("params")
 
 
 @dataclass
@@ -27,8 +30,9 @@ class GradMark:
     @classmethod
     def take(cls, params: list[torch.Tensor], backwards: int, writes: int) -> "GradMark | None":
         for p in params:
-            if p.grad is not None:
-                return cls(weakref.ref(p), weakref.ref(p.grad), p.grad._version, backwards, writes)
+            grad = p.grad
+            if grad is not None:
+                return cls(weakref.ref(p), weakref.ref(grad), grad._version, backwards, writes)
         return None
 
     def untouched(self, backwards: int, writes: int) -> bool:
@@ -77,7 +81,7 @@ class OptimizerState:
         if opt is None:
             return []
         groups = opt.param_groups
-        shape = tuple(len(g["params"]) for g in groups)
+        shape = tuple(map(len, map(_PARAMS, groups)))  # no Python-level call: this runs several times a step
         if shape != self._shape:  # param groups added or changed: read them again
             self._shape = shape
             self._params = [p for g in groups for p in g["params"]]
@@ -91,7 +95,14 @@ class OptimizerState:
         params = self.params()
         if len(params) != self.n_params:
             self.n_params = len(params)
-            self.param_ids = frozenset(id(p) for p in params)
+            self.param_ids = frozenset(map(id, params))
+
+    def has_gradient(self) -> bool:
+        """Whether any of its parameters holds a gradient."""
+        for p in self.params():
+            if p.grad is not None:
+                return True
+        return False
 
 
 def param_ids_of(value) -> frozenset | None:

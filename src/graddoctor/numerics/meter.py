@@ -172,7 +172,7 @@ class Meter:
         rate set by hand brings every step back."""
         if self.pending or self._before or self._clips or self.record.escalated or not rhythm.steps:
             return 0
-        if any(key[0] == "call" and key[1] in ("clip", "scaler", "scheduler") for key in rhythm.pattern):
+        if not rhythm.calls.isdisjoint(("clip", "scaler", "scheduler")):
             return 0
         wake = None
         for key, per in rhythm.steps.items():
@@ -184,7 +184,7 @@ class Meter:
             rates = _rates(optimizer)
             if rates is None:
                 return 0
-            rhythm.hold(("lr", key), lambda optimizer=optimizer: _rates(optimizer))
+            rhythm.hold_values(("lr", key), optimizer.param_groups, "lr")
             # the next measured step (its count k): the first past `dense_steps` at a multiple of `measure_every`
             every, k = self.options.measure_every, track.steps + 1
             if every <= 1 or k <= self.options.dense_steps:

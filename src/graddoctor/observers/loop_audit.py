@@ -20,6 +20,7 @@ from graddoctor.graph.phrases import related_at
 from graddoctor.internal import known_models
 from graddoctor.locate import NOWHERE, Location
 from graddoctor.rules.loop.gd205_scheduler_misuse.judge import SchedulerSteps
+from graddoctor.loop import stretch
 from graddoctor.loop.state import GradMark, OptimizerState, param_ids_of
 from graddoctor.rules import make
 from graddoctor.session.manual_steps import ManualUpdates
@@ -31,6 +32,8 @@ _TRAIN_MODE_MODULES = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._Batc
 class LoopAudit(Observer):
     name = "loop"
     codes = frozenset({"GD201", "GD202", "GD203", "GD205", "GD206", "GD208", "GD209", "GD307"})
+    # asleep through repeated iterations, it still sees each step: its count and the gradient mark after it
+    steady_events = frozenset({"after_step"})
 
     def __init__(self, epoch_scheduler_decay: float = 0.01, amp_skip_fraction: float = 0.5) -> None:
         self.schedulers = SchedulerSteps(epoch_scheduler_decay)
@@ -49,6 +52,7 @@ class LoopAudit(Observer):
         self._module_ids: dict[int, tuple[int, frozenset]] = {}
         self._found: dict[tuple, Finding] = {}
         self._versions: int | None = None
+        self._stretch: stretch.Stretch | None = None  # set while asleep through repeated iterations
 
     # --- events -----------------------------------------------------------------------------
 
@@ -63,12 +67,14 @@ class LoopAudit(Observer):
     def after_backward(self, event: BackwardEvent) -> None:
         self.completed_backwards += 1
         for st in self._states.values():
-            if st.grads_tick <= st.last_step_tick and any(p.grad is not None for p in st.params()):
+            if st.grads_tick <= st.last_step_tick and st.has_gradient():
                 st.grads_tick = self.tick
 
     def before_step(self, event: StepEvent) -> None:
         self.tick += 1
-        st = self._state(event.optimizer)
+        st = self._states.get(id(event.optimizer))
+        if st is None or st.optimizer() is not event.optimizer:
+            st = self._state(event.optimizer)
         st.refresh()
         if st.first_step_where is NOWHERE:
             st.first_step_where = event.where
@@ -89,7 +95,21 @@ class LoopAudit(Observer):
         self._check_eval_mode(st, event)
 
     def after_step(self, event: StepEvent) -> None:
-        st = self._state(event.optimizer)
+        sleeping = self._stretch
+        if sleeping is not None:  # a repeated iteration: the step counted, and marked where GD201 may still read it
+            st = self._states.get(id(event.optimizer))
+            if st is not None:
+                st.steps += 1
+                if id(event.optimizer) in sleeping.marked:  # the counts at this place: Stretch.counts_at, inline
+                    rhythm = self.session.rhythm
+                    j, q = rhythm.iteration - sleeping.first, rhythm.position
+                    backwards, writes = sleeping.cum_backwards, sleeping.cum_writes
+                    st.after_step = GradMark.take(st.params(), sleeping.backwards + j * backwards[-1] + backwards[q],
+                                                  sleeping.writes + j * writes[-1] + writes[q])
+            return
+        st = self._states.get(id(event.optimizer))
+        if st is None or st.optimizer() is not event.optimizer:
+            st = self._state(event.optimizer)
         st.steps += 1
         st.last_step_tick = self.tick
         self.last_step_tick = self.tick
@@ -115,12 +135,32 @@ class LoopAudit(Observer):
         elif kind == "loader":
             self.schedulers.new_pass(event.target)
 
+    # --- repeated iterations (session/rhythm.py, loop/stretch.py) ------------------------------
+
+    def wake_in(self, rhythm) -> int | None:
+        """Asleep while the pattern itself decides every rule (loop/stretch.py says when); -1 (every event
+        while the pattern lasts) when it does not."""
+        self._stretch, wake = stretch.plan(self, rhythm)
+        return wake
+
+    def resync(self, skipped: int, prefix: tuple, rhythm) -> None:
+        sleeping, self._stretch = self._stretch, None
+        if sleeping is not None:
+            stretch.resync(self, sleeping, skipped, prefix)
+
+    def learning_rates(self, optimizer_id: int) -> list | None:
+        st = self._states.get(optimizer_id)
+        optimizer = st.optimizer() if st is not None else None
+        return [g["lr"] for g in optimizer.param_groups] if optimizer is not None else None
+
     # --- the rules --------------------------------------------------------------------------
 
     def _zero_grad(self, event: CallEvent) -> None:
         target = event.target
         if isinstance(target, torch.optim.Optimizer):
-            covered = self._state(target)
+            covered = self._states.get(id(target))
+            if covered is None or covered.optimizer() is not target:
+                covered = self._state(target)
             covered.refresh()
             ids = covered.param_ids
         elif isinstance(target, nn.Module):

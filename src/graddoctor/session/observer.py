@@ -109,7 +109,9 @@ class Observer:
 
     def wake_in(self, rhythm) -> int | None:
         """How many iterations repeating the loop's pattern this observer can miss before it must
-        see one in full: 0 (the default) for none, it sees every event; None for any number.
+        see one in full: 0 (the default) for none, it sees every event; None for any number; a
+        negative number for none while this pattern lasts (it is not asked again until the pattern
+        has changed and repeated again: what keeps it awake is in the pattern itself).
 
         Asked when the pattern has settled and after each repeated iteration it saw. `rhythm`
         tells what one iteration holds: `steps` (optimizer id -> its steps per iteration),

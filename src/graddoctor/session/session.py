@@ -10,6 +10,7 @@ with their findings together, is decided where they are assembled
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -26,6 +27,7 @@ from graddoctor.session.observer import BackwardEvent, CallEvent, Observer, Step
 from graddoctor.session.registry import OptimizerRecord, remember_creation
 from graddoctor.session.rhythm import Rhythm, enabled_by_environment
 
+_TRAINING = operator.attrgetter("training")
 T = TypeVar("T")
 D = TypeVar("D")
 
@@ -167,7 +169,7 @@ class Session:
 
     def begin_backward(self, event: BackwardEvent) -> None:
         event.index = self.backward_count
-        event.step = self.steps_taken + 1  # (self.step, without a property call on the hot path)
+        event.step = self.steps_taken + 1  # self.step, without a call: this runs at every backward
         self.backward_count += 1
         if event.index == 0:
             self._call(None, "discover_models", self.discovered.discover_models)
@@ -183,25 +185,27 @@ class Session:
         self._keyed("before_backward", event, key)
 
     def after_backward(self, event: BackwardEvent) -> None:
-        rhythm = self.rhythm
-        self._dispatch("after_backward", event,
-                       rhythm.after("after_backward", self._full("after_backward")) if rhythm.steady else None)
+        self._dispatch("after_backward", event, after=True)
 
     def backward_failed(self, event: BackwardEvent, exc: BaseException) -> None:
         self.failed_backward = (event, exc)
         self.rhythm.block()
 
     def begin_step(self, optimizer: torch.optim.Optimizer, where: Location) -> None:
-        discovered = self.discovered
-        if discovered.first_step(optimizer):
-            self._call(None, "discover_models", discovered.discover_models)
-            self._call(None, "name_optimizer", lambda: discovered.name_optimizer(optimizer))
+        if self.discovered.first_step(optimizer):
+            self._call(None, "discover_models", self.discovered.discover_models)
+            self._call(None, "name_optimizer", lambda: self.discovered.name_optimizer(optimizer))
         event = self._current_step = StepEvent(optimizer, where, self.steps_taken + 1)
+        rhythm = self.rhythm
         if isinstance(optimizer, ManualUpdates):
-            self.rhythm.block()  # a manual update: its parameters are found by watching them, not by a call
-        if self.rhythm.enabled:
+            rhythm.block()  # a manual update: its parameters are found by watching them, not by a call
+        if rhythm.enabled:
             # the models' modes: a model left in eval mode differs here
-            self._keyed("before_step", event, ("step", id(optimizer), where, self.rhythm.modes()))
+            try:
+                modes = tuple(map(_TRAINING, map(operator.call, rhythm._roots)))  # rhythm.modes(), without a call
+            except AttributeError:
+                modes = rhythm.modes()
+            self._keyed("before_step", event, ("step", id(optimizer), where, modes))
         else:
             self._dispatch("before_step", event)
 
@@ -211,9 +215,7 @@ class Session:
         self.steps_taken += 1
         event = self._current_step
         if event is not None and event.optimizer is optimizer:
-            rhythm = self.rhythm
-            self._dispatch("after_step", event,
-                           rhythm.after("after_step", self._full("after_step")) if rhythm.steady else None)
+            self._dispatch("after_step", event, after=True)
         if len(counts) < 2 or counts.get(id(optimizer), 0) <= min(counts.values()):
             # an iteration ends with the step of the optimizer that steps least often (a GAN's generator)
             self.rhythm.end_iteration()
@@ -271,48 +273,60 @@ class Session:
 
     def _keyed(self, event_name: str, event, key: tuple) -> None:
         """An event that is part of the iteration's fingerprint: noted, or (steady) compared and handed
-        to the observers the rhythm picks."""
-        rhythm = self.rhythm
-        if rhythm.steady:
-            full = self._handlers.get(event_name)
-            if full is None or self._handlers_of is not self.observers or len(self.observers) != self._handlers_n:
-                full = self._listeners(event_name)
-            self._dispatch(event_name, event, rhythm.handlers(event_name, key, full))
-        else:
-            rhythm.note(key)
-            self._dispatch(event_name, event)
+        to the observers the rhythm picks.
 
-    def _dispatch(self, event_name: str, event, handlers: list | None = None) -> None:
-        """An event of the training step to the observers that listen to it (to `handlers`, those of them
-        the rhythm picked, when given)."""
-        if handlers is None:
-            handlers = self._handlers.get(event_name)
-            if handlers is None or self._handlers_of is not self.observers or len(self.observers) != self._handlers_n:
-                handlers = self._listeners(event_name)
-            for observer, method in handlers:
-                try:
-                    method(event)
-                except Exception:
-                    self._fail(observer, event_name)
-            return
+        The hot path of every backward, step and call: what `rhythm.handlers` and `_dispatch` do, inline
+        (a Python call is a visible part of a sub-millisecond step)."""
+        full = self._handlers.get(event_name)
+        if full is None or self._handlers_of is not self.observers or len(self.observers) != self._handlers_n:
+            full = self._listeners(event_name)
         rhythm = self.rhythm
-        keyed = rhythm.steady and not event_name.startswith("after_")
-        rhythm.dispatching = keyed
+        if not rhythm.steady:
+            rhythm.note(key)
+        else:
+            position = rhythm.position
+            if position < rhythm.last and rhythm.pattern[position] == key:
+                rhythm.position = position + 1
+                route = rhythm.routes.get(event_name)
+                handlers = route[1] if route is not None and route[0] is full else rhythm.route(event_name, full)
+                rhythm.dispatching = True
+                for observer, method in handlers:
+                    try:
+                        method(event)
+                    except Exception:
+                        self._fail(observer, event_name)
+                rhythm.dispatching = False
+                if not rhythm.steady:
+                    # an observer saw a symptom during this event and woke every other: the ones it skipped get it too
+                    called = {id(o) for o, _ in handlers}
+                    for observer, method in self._full(event_name):
+                        if id(observer) not in called:
+                            try:
+                                method(event)
+                            except Exception:
+                                self._fail(observer, event_name)
+                return
+            rhythm.differs(key)
+        for observer, method in full:
+            try:
+                method(event)
+            except Exception:
+                self._fail(observer, event_name)
+
+    def _dispatch(self, event_name: str, event, after: bool = False) -> None:
+        """An event of the training step to every observer that listens to it; an after_ event (`after`)
+        to the observers its before_ event went to (while steady, the awake ones)."""
+        handlers = self._handlers.get(event_name)
+        if handlers is None or self._handlers_of is not self.observers or len(self.observers) != self._handlers_n:
+            handlers = self._listeners(event_name)
+        if after and self.rhythm.steady:
+            route = self.rhythm.routes.get(event_name)
+            handlers = route[1] if route is not None and route[0] is handlers else self.rhythm.route(event_name, handlers)
         for observer, method in handlers:
             try:
                 method(event)
             except Exception:
                 self._fail(observer, event_name)
-        rhythm.dispatching = False
-        if keyed and not rhythm.steady:
-            # an observer saw a symptom during this event and woke every other: the ones it skipped get it too
-            called = {id(o) for o, _ in handlers}
-            for observer, method in self._full(event_name):
-                if id(observer) not in called:
-                    try:
-                        method(event)
-                    except Exception:
-                        self._fail(observer, event_name)
 
     def _wake_in(self, observer: Observer, rhythm) -> int | None:
         """How many repeated iterations `observer` can miss (0 when it fails to say)."""
@@ -324,7 +338,10 @@ class Session:
 
     def _resync(self, observer: Observer, skipped: int, prefix: tuple) -> None:
         if id(observer) not in self._failed:
-            self._call(observer, "resync", lambda: observer.resync(skipped, prefix, self.rhythm))
+            try:  # self._call, without its closure: at every wake-up
+                observer.resync(skipped, prefix, self.rhythm)
+            except Exception:
+                self._fail(observer, "resync")
 
     def _listeners(self, event_name: str) -> list:
         if self._handlers_of is not self.observers or len(self.observers) != self._handlers_n:
@@ -353,7 +370,7 @@ class Session:
         if observer is not None:
             self._failed.add(id(observer))
             self._handlers = {}  # a failed observer is never called again
-            self.rhythm._lists = {}
+            self.rhythm.forget_routes()
         owner = type(observer).__name__ + "." if observer is not None else ""
         record_internal_error(self, f"{owner}{what}")
 

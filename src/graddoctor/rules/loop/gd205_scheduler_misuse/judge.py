@@ -111,6 +111,41 @@ class SchedulerSteps:
                 found = self._within_one_pass(sched, info, event)
         return found
 
+    # --- repeated iterations (session/rhythm.py: the loop audit sleeps through them) ---------------
+
+    def skippable(self, sched_id: int, per_iteration: int, learning_rates) -> int | None:
+        """How many repeated iterations, each stepping scheduler `sched_id` `per_iteration` times, can go
+        by unseen with no judgement of it falling in them: None for any number, 0 for none yet (ask again
+        after the next), -1 for none while the loop repeats (its optimizer's rate cannot be read).
+
+        Within a pass whose length is known, the judgement is made at the scheduler's second step in it;
+        without a length, at the step where its count in the pass reaches its period (the first one that
+        comes then is seen). No new pass begins in a repeated stretch: `iter(loader)` would be a new key."""
+        info = self._schedulers.get(sched_id)
+        if info is None:
+            return 0
+        if learning_rates(info["opt"]) is None:
+            return -1
+        if not self.passes or info["reported"] or info["period"] is None or not issubclass(info["cls"], EPOCH_SCHEDULERS):
+            return None
+        if info["pass"] != self.passes:
+            return 0
+        n = info["in_pass"]
+        if self.pass_length is not None:
+            return None if n >= 2 else 0
+        threshold = max(2.0, info["period"])
+        return max(math.ceil((threshold - n) / per_iteration) - 1, 0)
+
+    def skipped(self, sched_id: int, calls: int, learning_rates) -> None:
+        """`calls` steps of scheduler `sched_id` went by unseen (none of them judged: `skippable`)."""
+        info = self._schedulers[sched_id]
+        info["calls"] += calls
+        rates = learning_rates(info["opt"])
+        if rates is not None:
+            info["now"] = rates
+        if self.passes:
+            info["in_pass"] += calls
+
     def _within_one_pass(self, sched, info: dict, event: CallEvent) -> Finding | None:
         from graddoctor.rules import make
 

@@ -13,7 +13,7 @@ per step, a few list operations. No tensor data is read.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 import torch
@@ -28,6 +28,7 @@ from graddoctor.session.observer import BackwardEvent, CallEvent, Observer, Step
 _MEAN = 1  # torch's Reduction enum: 0 none, 1 mean, 2 sum
 _MIN_STEPS = 2
 _MAX_SCALED = 8  # GradScaler.scale results remembered (one or two per step)
+_MAX_REPLAYED = 8  # optimizer steps in one repeated iteration that a resync can replay
 # Optimizers that follow the gradient's size: an N times larger gradient is an N times larger step.
 SIZE_FOLLOWING = (torch.optim.SGD, torch.optim.ASGD)
 
@@ -74,6 +75,8 @@ class AccumulationWithoutScaling(Observer):
         self.steps_at: Counter = Counter()  # step line -> steps that had backwards before them
         self.scaled: list[tuple[int, str | None]] = []  # (id of scaler.scale's result, its input's kind)
         self.optimizer_types: dict[tuple, type] = {}
+        self.closed: deque = deque(maxlen=_MAX_REPLAYED)  # the last windows closed by a step, for `resync`
+        self._replay: list | None = None  # while asleep: one iteration's keys, each with what it did here
 
     def on_call(self, event: CallEvent) -> None:
         if event.kind == "scaler" and event.method == "scale" and event.args:
@@ -96,19 +99,80 @@ class AccumulationWithoutScaling(Observer):
 
     def before_step(self, event: StepEvent) -> None:
         w, self.window = self.window, _Window()
+        self.closed.append(w)
         if not w.lines or isinstance(event.optimizer, ManualUpdates):
             return
-        step_key = (event.where.file, event.where.line)
-        self.steps_at[step_key] += 1
+        self._close(w, event.where, type(event.optimizer))
+
+    def _close(self, w: _Window, where: Location, optimizer: type | None, times: int = 1) -> None:
+        """`times` optimizer steps at `where`, each after the backwards of window `w`."""
+        step_key = (where.file, where.line)
+        self.steps_at[step_key] += times
         n = len(w.lines)
         if n < 2 or len(set(w.lines)) != 1 or any(k is None for k in w.kinds):
             return
         key = (w.lines[0], step_key)
         pattern = self.patterns.get(key)
         if pattern is None:
-            pattern = self.patterns[key] = _Pattern(w.first, event.where, node=w.kinds[0])
-        pattern.counts.append(n)
-        pattern.optimizers.add(type(event.optimizer))
+            pattern = self.patterns[key] = _Pattern(w.first, where, node=w.kinds[0])
+        pattern.counts.extend([n] * times)
+        if optimizer is not None:
+            pattern.optimizers.add(optimizer)
+
+    # --- repeated iterations (session/rhythm.py) ---------------------------------------------------
+
+    def wake_in(self, rhythm) -> int | None:
+        """Asleep through any number of repeated iterations: each backward's line and loss node are in its
+        key, so what the windows of a skipped iteration held is what they held in the last one seen (kept in
+        `closed`). Awake while the loop scales its losses (the scaler's results are read one by one)."""
+        keys = rhythm.pattern[:-1]
+        steps = sum(1 for key in keys if key[0] == "step")
+        self._replay = None
+        if self.window.lines or not steps or steps > len(self.closed):
+            return -1
+        if any(key[0] == "call" and key[1] == "scaler" for key in keys):
+            return -1
+        windows = list(self.closed)[-steps:]
+        replay, position = [], 0
+        for key in keys:
+            w = windows[0] if windows else None
+            if key[0] == "backward":
+                if w is None or position >= len(w.lines) or w.lines[position] != (key[1].file, key[1].line):
+                    return -1
+                replay.append((key, w.kinds[position]))
+                position += 1
+            elif key[0] == "step":
+                if w is None or position != len(w.lines):
+                    return -1
+                replay.append((key, windows.pop(0)))
+                position = 0
+            else:
+                replay.append((key, None))
+        self._replay = replay
+        return None
+
+    def resync(self, skipped: int, prefix: tuple, rhythm) -> None:
+        """The steps of the iterations missed, each after the same window as in the last one seen; the
+        backwards of the iteration in progress in the window again."""
+        replay, self._replay = self._replay, None
+        if replay is None:
+            return
+        if skipped:
+            for key, w in replay:
+                if key[0] == "step" and w.lines:
+                    self._close(w, key[2], None, skipped)
+        for (key, what), seen in zip(replay, prefix):
+            if key[0] == "backward":
+                w = self.window
+                w.lines.append((key[1].file, key[1].line))
+                w.kinds.append(what)
+                if w.first is None:
+                    w.first = key[1]
+            elif key[0] == "step":
+                self.window = _Window()
+                self.closed.append(what)
+                if what.lines:
+                    self._close(what, key[2], None)
 
     def findings(self) -> list[Finding]:
         out = []

@@ -25,6 +25,7 @@ from graddoctor.numerics.readout import Readout
 from graddoctor.rules import make
 from graddoctor.session.manual_steps import ManualUpdates
 from graddoctor.session.observer import Observer, StepEvent
+from graddoctor.session.rhythm import sampled_wake
 
 FIRST = 3
 EVERY = 10
@@ -101,11 +102,9 @@ class LowPrecisionUpdatesLost(Observer):
             st = entry[1]
             if st.master:
                 continue  # master weights: never measured again
-            for j in range(self.every + 1):
-                if any(k <= self.first or k % self.every == 0
-                       for k in range(st.steps + j * per + 1, st.steps + (j + 1) * per + 1)):
-                    wake = j if wake is None else min(wake, j)
-                    break
+            j = sampled_wake(st.steps, per, self.first, self.every)
+            if j is not None:
+                wake = j if wake is None else min(wake, j)
         return wake
 
     def resync(self, skipped: int, prefix: tuple, rhythm) -> None:

@@ -24,6 +24,7 @@ from graddoctor.numerics.readout import Readout
 from graddoctor.rules import make
 from graddoctor.session.manual_steps import ManualUpdates
 from graddoctor.session.observer import BackwardEvent, CallEvent, Observer, StepEvent
+from graddoctor.session.rhythm import sampled_wake
 
 FIRST = 3
 EVERY = 10
@@ -122,12 +123,8 @@ class Fp16WithoutGradScaler(Observer):
         iterations that hold such a step and counts the others' steps in `resync`."""
         if self.scaler:
             return None
-        per = sum(rhythm.steps.values())
-        for j in range(self.every + 1):
-            if any(k <= max(self.first, _HOOK_STEPS) or k % self.every == 0
-                   for k in range(self.steps + j * per + 1, self.steps + (j + 1) * per + 1)):
-                return j
-        return self.every
+        wake = sampled_wake(self.steps, sum(rhythm.steps.values()), max(self.first, _HOOK_STEPS), self.every)
+        return self.every if wake is None else wake
 
     def resync(self, skipped: int, prefix: tuple, rhythm) -> None:
         self.steps += skipped * sum(rhythm.steps.values()) + sum(1 for k in prefix if k[0] == "step")
