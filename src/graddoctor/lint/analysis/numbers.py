@@ -313,7 +313,7 @@ def without_graph(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth:
     if kind is ast.Attribute and expr.attr in ("shape", "ndim"):
         return True  # `x.shape[-1]`: sizes are numbers, whatever `x` is
     if kind is ast.Attribute and why is not None:
-        return _number_attribute(a, expr)
+        return _number_attribute(a, expr) or _set_in_function(a, unit, expr, line, depth, why)
     return False
 
 
@@ -405,6 +405,18 @@ def _call_without_graph(a: FileAnalysis, unit: Unit, call: ast.Call, line: int, 
     # the helper's parameters are what this call passes (`temperature ** 2` with `T` given)
     a.__dict__.setdefault("_call_sites", {})[id(inner)] = (call, unit)
     return all(without_graph(a, inner, r.value, r.lineno, depth - 1, why) for r in rets)
+
+
+def _set_in_function(a: FileAnalysis, unit: Unit, node: ast.Attribute, line: int, depth: int, why) -> bool:
+    """`self.cache = self(x).detach()` then `return self.cache` in the same method: the value just assigned."""
+    key = dotted(node)
+    if key is None or not key.startswith("self.") or not isinstance(unit.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    b = a.binding_before(unit, key, line)
+    if b is None or b.line >= line or type(b.stmt) is not ast.Assign or b.value is not b.stmt.value \
+            or len(b.stmt.targets) != 1 or b.ctx.loops:
+        return False
+    return _name_without_graph(a, unit, key, line, depth, why)
 
 
 def _number_attribute(a: FileAnalysis, node: ast.Attribute) -> bool:
