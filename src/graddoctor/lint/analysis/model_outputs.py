@@ -18,6 +18,7 @@ import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted, strip_to
+from graddoctor.lint.analysis.returns import passed_to
 from graddoctor.lint.analysis.values import is_model_call
 
 _KEEP_VALUES = frozenset({"to", "float", "double", "half", "cuda", "cpu", "contiguous", "clone"})
@@ -25,8 +26,12 @@ _RESHAPES = frozenset({"view", "reshape", "flatten", "permute", "transpose", "sq
 _DEPTH = 6
 
 
-def made_by(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, values_only: bool = False) -> list[ast.expr]:
-    """The expressions that produced `expr`'s values (several when `forward` returns in several places)."""
+def made_by(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, values_only: bool = False,
+            calls: int = 2) -> list[ast.expr]:
+    """The expressions that produced `expr`'s values (several when `forward` returns in several places).
+
+    With `values_only`, a parameter of a helper (`compute_loss(outputs, labels)`) is followed to what every call
+    site of the helper in this file passes (at most `calls` helpers deep); [] when one call site does not show it."""
     for _ in range(_DEPTH):
         expr = strip_to(expr)
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and (
@@ -35,11 +40,13 @@ def made_by(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, values_only:
             expr = expr.func.value
             continue
         if values_only and type(expr) is ast.Subscript and type(expr.slice) is ast.Constant:
-            containers = made_by(a, unit, expr.value, line, values_only)
+            containers = made_by(a, unit, expr.value, line, values_only, calls)
             items = [_item(c, expr.slice.value) for c in containers]
             return [i for i in items if i is not None] if containers and all(i is not None for i in items) else []
         if isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr):
             b = a.binding_before(unit, dotted(expr), line)
+            if b is None and values_only and calls > 0 and type(expr) is ast.Name:
+                return _passed_in(a, unit, expr.id, calls)
             if b is None or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)) or b.line > line:
                 return []
             if b.value is getattr(b.stmt, "value", None) and any(
@@ -52,6 +59,17 @@ def made_by(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, values_only:
             return model_outputs(a, expr)
         return [expr]
     return []
+
+
+def _passed_in(a: FileAnalysis, unit: Unit, name: str, calls: int) -> list[ast.expr]:
+    """What made the values every call site passes as parameter `name` of `unit`'s function; [] when one is unseen."""
+    out: list[ast.expr] = []
+    for given, at, caller in passed_to(a, unit, name):
+        found = made_by(a, caller, given, at, True, calls - 1)
+        if not found:
+            return []
+        out.extend(found)
+    return out
 
 
 def _item(container: ast.expr, key) -> ast.expr | None:

@@ -310,8 +310,10 @@ def without_graph(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth:
         return _name_without_graph(a, unit, expr.id, line, depth, why)
     if kind is ast.Call:
         return _call_without_graph(a, unit, expr, line, depth, why)
+    if kind is ast.Attribute and expr.attr in ("shape", "ndim"):
+        return True  # `x.shape[-1]`: sizes are numbers, whatever `x` is
     if kind is ast.Attribute and why is not None:
-        return _number_attribute(a, expr)
+        return _number_attribute(a, expr) or _set_in_function(a, unit, expr, line, depth, why)
     return False
 
 
@@ -327,9 +329,9 @@ class Cause:
 
 
 def _indices(call: ast.Call) -> bool:
-    """`x.argmax(dim=-1)`, `torch.argmin(d, 1)`: integer indices, which never have a graph."""
+    """`x.argmax(dim=-1)`, `torch.argmin(d, 1)`, `x.argsort(dim=-1)`: integer indices, which never have a graph."""
     func = call.func
-    if type(func) is not ast.Attribute or func.attr not in ("argmax", "argmin"):
+    if type(func) is not ast.Attribute or func.attr not in ("argmax", "argmin", "argsort"):
         return False
     return dotted(func.value) != "torch" or bool(call.args)
 
@@ -360,6 +362,9 @@ def causes_without_graph(a: FileAnalysis, unit: Unit, loss: ast.expr, line: int)
 _FUNCTIONAL = frozenset({"F", "nn.functional", "torch.nn.functional"})
 
 
+_SHAPE_QUERIES = frozenset({"size", "dim", "numel", "ndimension", "nelement"})
+
+
 def _call_without_graph(a: FileAnalysis, unit: Unit, call: ast.Call, line: int, depth: int, why=None) -> bool:
     func = call.func
     name = call_name(call)
@@ -374,6 +379,8 @@ def _call_without_graph(a: FileAnalysis, unit: Unit, call: ast.Call, line: int, 
         return True
     if is_number(a, unit, call, line):
         return True
+    if type(func) is ast.Attribute and name in _SHAPE_QUERIES and owner != "torch":
+        return True  # `pred.size(-1)`, `x.numel()`: a size is a number, whatever the tensor is
     if owner == "torch" or why is not None and owner in _FUNCTIONAL:
         # torch.stack(items), torch.log(x), F.cross_entropy(sim, targets): without history when every input is
         return bool(call.args) and all(without_graph(a, unit, x, line, depth - 1, why) for x in call.args)
@@ -398,6 +405,18 @@ def _call_without_graph(a: FileAnalysis, unit: Unit, call: ast.Call, line: int, 
     # the helper's parameters are what this call passes (`temperature ** 2` with `T` given)
     a.__dict__.setdefault("_call_sites", {})[id(inner)] = (call, unit)
     return all(without_graph(a, inner, r.value, r.lineno, depth - 1, why) for r in rets)
+
+
+def _set_in_function(a: FileAnalysis, unit: Unit, node: ast.Attribute, line: int, depth: int, why) -> bool:
+    """`self.cache = self(x).detach()` then `return self.cache` in the same method: the value just assigned."""
+    key = dotted(node)
+    if key is None or not key.startswith("self.") or not isinstance(unit.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    b = a.binding_before(unit, key, line)
+    if b is None or b.line >= line or type(b.stmt) is not ast.Assign or b.value is not b.stmt.value \
+            or len(b.stmt.targets) != 1 or b.ctx.loops:
+        return False
+    return _name_without_graph(a, unit, key, line, depth, why)
 
 
 def _number_attribute(a: FileAnalysis, node: ast.Attribute) -> bool:

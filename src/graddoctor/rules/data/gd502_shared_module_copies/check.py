@@ -110,6 +110,11 @@ def _repeated(a: FileAnalysis, unit: Unit, node: ast.AST, inside: bool) -> str |
                     found = _module_object(a, unit, elt, node.lineno, inside)
                     if found:
                         return found
+        for seq, other in ((node.left, node.right), (node.right, node.left)):
+            if type(seq) is ast.Name and not isinstance(other, (ast.List, ast.Tuple)):
+                found = _named_list_repeat(a, unit, seq, node.lineno)
+                if found:
+                    return found
     elif isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp)):
         elt = node.value if isinstance(node, ast.DictComp) else node.elt
         if type(elt) is ast.Subscript and len(node.generators) == 1 and not node.generators[0].ifs:
@@ -122,6 +127,20 @@ def _repeated(a: FileAnalysis, unit: Unit, node: ast.AST, inside: bool) -> str |
         key = dotted(elt)
         if key and key.split(".")[0] not in bound:
             return _module_object(a, unit, elt, node.lineno, inside)
+    return None
+
+
+def _named_list_repeat(a: FileAnalysis, unit: Unit, seq: ast.Name, line: int) -> str | None:
+    """`hidden = [nn.Linear(w, w), nn.Tanh()]` then `hidden * depth`: a list of this unit, bound once to a
+    literal that builds a module with parameters, repeated whole (every copy holds the same objects)."""
+    bindings = unit.bindings.get(seq.id, ())
+    b = a.binding_before(unit, seq.id, line)
+    if b is None or len(bindings) != 1 or type(b.stmt) is not ast.Assign or type(b.value) not in (ast.List, ast.Tuple) \
+            or b.line >= line:
+        return None
+    for elt in b.value.elts:
+        if type(elt) is ast.Call and _module_object(a, unit, elt, b.line, False):
+            return f"{seq.id}` = `{a.segment(b.value)}"
     return None
 
 
@@ -160,6 +179,8 @@ _SHAPES = re.compile(
     r"\]\s*\*|\*\s*\[|,\s*\)\s*\*|\*\s*\(|[\[(]\s*[\w.]+(?:\[\w+\])?\s+for\s|\{[^:\n]+:\s*[\w.]+\s+for\s"
     r"|copy\(\s*[\w.]+\s*\)\s+for\s")
 
+
+_LIST_BINDING = re.compile(r"^\s*(\w+)\s*=\s*[\[(]\s*(?:[\w.]+\.)?[A-Z]\w*\(", re.MULTILINE)
 
 _SHARE_WORDS = re.compile(r"shar(?:e|ed|ing)|(?:^|[._])tie(?:d|_|$)|tying", re.IGNORECASE)
 
@@ -311,6 +332,11 @@ def check(a: FileAnalysis, r: Reporter) -> None:
     if "setattr" in a.source or "append" in a.source or "add_module" in a.source or "extend" in a.source or "insert" in a.source:
         _added_in_loop(a, r)
     lines = lines_matching(a.source, _SHAPES)
+    listed = set(_LIST_BINDING.findall(a.source))
+    if listed:  # `hidden * depth`, with `hidden = [nn.Linear(...), ...]` earlier
+        names = "|".join(sorted(map(re.escape, listed)))
+        extra = lines_matching(a.source, re.compile(rf"\b(?:{names})\s*\*|\*\s*(?:{names})\b"))
+        lines = sorted(set(lines) | set(extra))
     if not lines:
         return
     for unit in a.units:
@@ -326,8 +352,9 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 if not isinstance(parent, (ast.BinOp, ast.ListComp, ast.GeneratorExp, ast.DictComp)):
                     continue
                 found = _repeated(a, unit, parent, _inside_container(parents, parent))
-                if found is None or _sharing_meant(a, parents, parent, found):
-                    continue
+                if found is None or _sharing_meant(a, parents, parent, found) \
+                        or type(parents.get(id(parent))) is ast.comprehension:
+                    continue  # `[copy.deepcopy(m) for m in blocks * n]`: each entry goes through the comprehension
                 how = ("`[...] * n`" if isinstance(parent, ast.BinOp) else
                        "a dict comprehension that puts it under every key" if isinstance(parent, ast.DictComp) else
                        "a comprehension that yields it each time")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from graddoctor.lint.analysis.model import FileAnalysis
-from graddoctor.lint.analysis.names import call_name
+from graddoctor.lint.analysis.names import call_name, dotted
 from graddoctor.lint.analysis.numbers import (
     REWRAPS, accumulated_number, conversion, numbers_in, prediction_round_trip, without_graph,
 )
@@ -37,7 +37,8 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         past_loss = False
         for expr, line, unit in chain(a, ctx.unit, recv, call.lineno, 8):
             unpack = unpack or _swapped_unpack(a, unit, expr, line)
-            conv = conversion(expr) or _numbers_only(expr) or accumulated_number(a, unit, expr, line)
+            conv = conversion(expr) or _numbers_only(expr) or accumulated_number(a, unit, expr, line) \
+                or _summed_loss_numbers(a, unit, expr, line)
             if conv is None and isinstance(expr, ast.Call) and call_name(expr) in REWRAPS and expr.args:
                 conv = numbers_in(a, unit, expr.args[0], line, carries_graph)
             if conv is None:
@@ -50,6 +51,42 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         else:
             if not past_loss and type(expr) is ast.BinOp:
                 _number_term(a, r, call, unit, expr, line)
+
+
+def _summed_loss_numbers(a: FileAnalysis, unit, expr: ast.expr, line: int) -> ast.Call | None:
+    """`sum(w[k] * float(v) for k, v in losses.items())` where `losses` is a dict of loss calls (built here, or
+    returned by a helper of this file): each loss is turned into a number before the sum; that conversion."""
+    if type(expr) is not ast.Call or dotted(expr.func) != "sum" or not expr.args:
+        return None
+    gen = expr.args[0]
+    if type(gen) not in (ast.GeneratorExp, ast.ListComp) or len(gen.generators) != 1:
+        return None
+    comp = gen.generators[0]
+    it, target = comp.iter, comp.target
+    if type(it) is not ast.Call or type(it.func) is not ast.Attribute or it.args or it.func.attr not in ("items", "values"):
+        return None
+    if it.func.attr == "items":
+        target = target.elts[1] if type(target) is ast.Tuple and len(target.elts) == 2 else None
+    if type(target) is not ast.Name or type(it.func.value) is not ast.Name:
+        return None
+    conv = next((n for n in ast.walk(gen.elt) if conversion(n) is not None and type(_converted(n)) is ast.Name
+                 and _converted(n).id == target.id), None)
+    b = a.binding_before(unit, it.func.value.id, line) if conv is not None else None
+    if b is None or type(b.stmt) is not ast.Assign or b.value is not b.stmt.value:
+        return None
+    value = b.value
+    if type(value) is ast.Call and not is_loss_call(a, value):
+        found = returned_value(a, value, unit)
+        value = found[0] if found is not None else None
+    if type(value) is not ast.Dict or not value.values \
+            or not all(type(v) is ast.Call and is_loss_call(a, v) for v in value.values):
+        return None
+    return conv
+
+
+def _converted(conv: ast.Call) -> ast.expr:
+    """The tensor `float(t)` / `t.item()` converts."""
+    return conv.func.value if type(conv.func) is ast.Attribute else conv.args[0]
 
 
 def _terms(expr: ast.expr) -> list[ast.expr]:

@@ -7,7 +7,7 @@ import ast
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
 from graddoctor.lint.analysis.numbers import REWRAPS, causes_without_graph, numbers_in, prediction_round_trip
-from graddoctor.lint.analysis.returns import argument, returned
+from graddoctor.lint.analysis.returns import argument, passed_to, returned
 from graddoctor.lint.analysis.values import (
     backward_calls, carries_graph, chain, is_loss_call, made_from_model, names_in, step_into, surely_data,
 )
@@ -18,6 +18,7 @@ CUTS = {
     "detach": "`detach()` returns a tensor without autograd history",
     "argmax": "argmax returns integer indices, which have no gradient",
     "argmin": "argmin returns integer indices, which have no gradient",
+    "argsort": "argsort returns integer indices (ranks), which have no gradient",
     "round": "rounding has a zero gradient everywhere and ends the graph",
     "long": "an integer cast ends the graph",
     "int": "an integer cast ends the graph",
@@ -26,7 +27,7 @@ CUTS = {
 }
 
 
-_FUNCTION_CUTS = frozenset({"argmax", "argmin", "round", "sign"})
+_FUNCTION_CUTS = frozenset({"argmax", "argmin", "argsort", "round", "sign"})
 
 
 def cut_reason(a: FileAnalysis, unit, expr: ast.expr, line: int,
@@ -75,7 +76,8 @@ def _cut_throughout(a: FileAnalysis, r: Reporter, call: ast.Call, recv: ast.expr
     methods and their parameters: `torch.cat([edge_scores(z, pos), ...])` where `z` came back from a
     numpy round trip), and a part of it is a cut of a value with a graph: report that cut. A part
     computed with recording off is GD110's; numbers from `.item()` are GD101's."""
-    if not any(w in a.source for w in ("detach", "data", "argmax", "argmin")) and not any(w in a.source for w in REWRAPS):
+    if not any(w in a.source for w in ("detach", "data", "argmax", "argmin", "argsort")) \
+            and not any(w in a.source for w in REWRAPS):
         return
     why = causes_without_graph(a, ctx.unit, recv, call.lineno)
     found = _first_cut(a, why)
@@ -102,6 +104,11 @@ def _first_cut(a: FileAnalysis, why, off_allowed: bool = False) -> tuple[ast.AST
         if found is None:
             continue
         node, operand, reason = found
+        for _ in range(3):  # `s.argsort().argsort()` (ranks): the cut of a cut; the inner one meets the graph
+            inner = cut_reason(a, cause.unit, operand, cause.line, past_loss_call=True)
+            if inner is None:
+                break
+            node, operand, reason = inner
         if carries_graph(a, cause.unit, operand, cause.line) or _parameter_with_graph(a, cause.unit, operand, cause.line):
             return node, reason
     return None
@@ -116,6 +123,9 @@ def _parameter_with_graph(a: FileAnalysis, unit, operand: ast.expr, line: int) -
             continue
         given = argument(a, unit, name)
         if given is not None and carries_graph(a, given[2], given[0], given[1]):
+            return True
+        # `to_ranks(pred)` and `to_ranks(target)`: one function cut for both; a call site passing a graph counts
+        if any(carries_graph(a, caller, value, at) for value, at, caller in passed_to(a, unit, name)):
             return True
     return False
 
@@ -316,7 +326,7 @@ def _cut_returned(a: FileAnalysis, forward, inner, ret: ast.Return, call: ast.Ca
     return None
 
 
-_DISCRETE = frozenset({"argmax", "argmin", "round", "sign", "long", "int", "bool"})
+_DISCRETE = frozenset({"argmax", "argmin", "argsort", "round", "sign", "long", "int", "bool"})
 
 
 def _hint(cut: ast.AST) -> str:

@@ -1,7 +1,7 @@
 """GD103 non-scalar-backward (error, detected at runtime and statically).
 
 ## What it does
-Finds `backward()` on a tensor with more than one element and no `gradient=` argument, typically a per-sample loss from `reduction='none'`.
+Finds `backward()` on a tensor with more than one element and no `gradient=` argument, typically a per-sample loss from `reduction='none'`, or a term reduced only over the dimensions after the batch's (`torch.sum(kl, dim=1)` of a model's outputs) that reaches backward without a final mean.
 
 ## Why is this bad?
 PyTorch raises `RuntimeError: grad can be implicitly created only for scalar outputs`. Passing `gradient=torch.ones_like(loss)` silences it but sums instead of averaging, so the effective learning rate grows with the batch size.

@@ -7,8 +7,8 @@ import ast
 from graddoctor.lint.analysis.model import FileAnalysis
 from graddoctor.lint.analysis.names import dotted, keyword
 from graddoctor.lint.analysis.constants import constant, live_returns
-from graddoctor.lint.analysis.returns import local_callee, module_forward
-from graddoctor.lint.analysis.values import backward_calls, binding_of, is_loss_call, item_of
+from graddoctor.lint.analysis.returns import local_callee, module_forward, passed_to
+from graddoctor.lint.analysis.values import backward_calls, binding_of, carries_graph, is_loss_call, is_model_call, item_of
 from graddoctor.lint.reporter import Reporter
 
 CODE = "GD103"
@@ -70,6 +70,51 @@ def _selects(a: FileAnalysis, unit, expr: ast.Subscript, line: int) -> bool:
     return False
 
 
+def _batches_of_one(a: FileAnalysis) -> bool:
+    """`state.unsqueeze(0)`, `x[None]`, `obs.view(1, -1)`: the file makes batches of one sample (an agent acting on
+    one state), where a reduction over the later dimensions leaves one value, which backward accepts."""
+    cached = a.__dict__.get("_gd103_batches_of_one")
+    if cached is None:
+        cached = False
+        for call, _ in a.calls:
+            func, first = call.func, call.args[0] if call.args else None
+            if type(func) is ast.Attribute and type(first) is ast.Constant and (
+                    func.attr == "unsqueeze" and first.value == 0 or func.attr in ("view", "reshape") and first.value == 1):
+                cached = True
+                break
+        if not cached:
+            cached = any(type(n) is ast.Subscript and (type(n.slice) is ast.Constant and n.slice.value is None or
+                         type(n.slice) is ast.Tuple and n.slice.elts and type(n.slice.elts[0]) is ast.Constant
+                         and n.slice.elts[0].value is None) for n in ast.walk(a.tree))
+        a.__dict__["_gd103_batches_of_one"] = cached
+    return cached
+
+
+def _model_values(a: FileAnalysis, unit, expr: ast.expr, line: int) -> bool:
+    """Whether `expr` reads a model's output (`torch.sum(1 + logvar - mu.pow(2) - logvar.exp(), dim=1)` of a VAE's
+    outputs): itself, or a parameter of its function that every call site of this file gives such a value. Then a
+    reduction over the dimensions after the first leaves one value per sample of the batch."""
+    if carries_graph(a, unit, expr, line):
+        return True
+    for name in {n.id for n in ast.walk(expr) if type(n) is ast.Name}:
+        if a.binding_before(unit, name, line) is not None:
+            continue
+        passed = passed_to(a, unit, name)
+        if passed and all(carries_graph(a, caller, value, at) or _unpacked_model_output(a, caller, value, at)
+                          for value, at, caller in passed):
+            return True
+    return False
+
+
+def _unpacked_model_output(a: FileAnalysis, unit, value: ast.expr, line: int) -> bool:
+    """`recon, mu, logvar = model(x)`: a name unpacked from what a model call returns."""
+    if type(value) is not ast.Name:
+        return False
+    b = a.binding_before(unit, value.id, line)
+    return b is not None and type(b.stmt) is ast.Assign and type(b.stmt.value) is ast.Call \
+        and any(type(t) is ast.Tuple for t in b.stmt.targets) and is_model_call(a, b.stmt.value)
+
+
 def _torch_operand(call: ast.Call) -> ast.expr | None:
     """The tensor of `torch.sum(x, dim=1)`; for a method call, its receiver."""
     func = call.func
@@ -91,17 +136,20 @@ def _gradient_given(call: ast.Call, recv: ast.expr) -> bool:
 
 
 def check(a: FileAnalysis, r: Reporter) -> None:
-    if "none" not in a.source:
+    if "none" not in a.source and "sum(" not in a.source and "mean(" not in a.source:
         return
     for call, recv, ctx in backward_calls(a):
         if _gradient_given(call, recv):
             continue  # backward(gradient=...) handles non-scalar outputs
-        line = _per_sample_at(a, recv, call.lineno, ctx.unit, [24])
+        budget: list = [24]
+        line = _per_sample_at(a, recv, call.lineno, ctx.unit, budget)
         if line is not None:
+            made = (f"`{r.segment(budget[-1])}` reduces only the dimensions after the batch's (line {line}), so it "
+                    "keeps one value per sample" if len(budget) > 1 and budget[-1].lineno == line
+                    else f"a per-sample loss made with reduction='none' (line {line})")
             r.add(
                 CODE,
-                f"backward() is called on `{r.segment(recv)}`, a per-sample loss made with reduction='none' "
-                f"(line {line}); backward needs a scalar.",
+                f"backward() is called on `{r.segment(recv)}`, {made}; backward needs a scalar.",
                 call,
                 related=[r.related(line, "the per-sample loss is made here")],
                 hint=f"Reduce it first: `{r.segment(recv)}.mean().backward()` (or pass `gradient=`).",
@@ -121,7 +169,15 @@ def _per_sample_at(a: FileAnalysis, expr: ast.expr, line: int, unit, budget: lis
         return _per_sample_at(a, expr.func.value, line, unit, budget)
     if isinstance(expr, ast.Call) and _keeps_batch(expr):  # `.sum(dim=1)`: still one value per sample
         operand = _torch_operand(expr)
-        return _per_sample_at(a, operand, line, unit, budget) if operand is not None else None
+        if operand is None:
+            return None
+        found = _per_sample_at(a, operand, line, unit, budget)
+        if found is None and not _batches_of_one(a) and _model_values(a, unit, operand, line):
+            budget.append(expr)  # the origin is this reduction, not a `reduction='none'`
+            return expr.lineno
+        return found
+    if isinstance(expr, ast.UnaryOp) and type(expr.op) is ast.USub:  # `-0.5 * kl`, `-log_probs`
+        return _per_sample_at(a, expr.operand, line, unit, budget)
     if isinstance(expr, ast.Subscript) and _selects(a, unit, expr, line):  # `per[per > 0]`: some of them
         return _per_sample_at(a, expr.value, line, unit, budget)
     if isinstance(expr, ast.BinOp) and type(expr.op) in _ELEMENTWISE:  # `losses * weights`: still per sample

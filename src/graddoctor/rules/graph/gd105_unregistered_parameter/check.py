@@ -107,9 +107,24 @@ def check(a: FileAnalysis, r: Reporter) -> None:
                 value = local.value
             if isinstance(value, (ast.List, ast.Tuple, ast.Dict, ast.ListComp, ast.DictComp)):
                 ctor = _module_ctor(a, value, unit) or (filled if not _has_elements(value) else None)
+                kind = "dict" if isinstance(value, (ast.Dict, ast.DictComp)) else "list"
+                if ctor is None and _holds_grad_tensors(value):
+                    if optimized is None:
+                        optimized = _optimizer_inputs(a)
+                    if attr in optimized:
+                        continue  # `Adam([*net.parameters(), *net.log_vars.values()])`: trained on purpose
+                    r.add(
+                        CODE,
+                        f"`{key}` holds tensors with requires_grad=True in a plain Python {kind}, so they are not "
+                        f"registered on `{info.name}`: `.parameters()`, an optimizer built from it, `.to(device)` and "
+                        "`state_dict()` never see them, and they are never updated.",
+                        stmt,
+                        hint=f"Hold nn.Parameters in a `{'nn.ParameterDict' if kind == 'dict' else 'nn.ParameterList'}`"
+                             " (without requires_grad=True).",
+                    )
+                    continue
                 if ctor is None:
                     continue
-                kind = "dict" if isinstance(value, (ast.Dict, ast.DictComp)) else "list"
                 if _holds_parameters(ctor):
                     if optimized is None:
                         optimized = _optimizer_inputs(a)
@@ -157,6 +172,16 @@ def _calls_by_unit(a: FileAnalysis) -> dict[int, list]:
     for call, ctx in a.calls:
         by_unit.setdefault(id(ctx.unit), []).append((call, ctx))
     return by_unit
+
+
+def _holds_grad_tensors(value: ast.expr) -> bool:
+    """`{t: torch.zeros(1, requires_grad=True) for t in tasks}`, `[torch.ones(d, requires_grad=True), ...]`: every
+    entry of the container is a new tensor that asks for gradients."""
+    if isinstance(value, (ast.ListComp, ast.DictComp)):
+        entries = [value.value if isinstance(value, ast.DictComp) else value.elt]
+    else:
+        entries = list(value.values) if isinstance(value, ast.Dict) else list(value.elts)
+    return bool(entries) and all(e is not None and _requires_grad_tensor(strip_to(e)) for e in entries)
 
 
 def _has_elements(value: ast.expr) -> bool:

@@ -1,7 +1,7 @@
 """GD201 missing-zero-grad (error, detected at runtime and statically).
 
 ## What it does
-Finds gradients accumulating across optimizer steps because they are never cleared between steps.
+Finds gradients accumulating across optimizer steps because they are never cleared between steps, or are cleared only under a periodic condition (`if step % log_every == 0:`) while the optimizer steps on every pass.
 
 ## Why is this bad?
 `backward()` adds to `.grad`. Without clearing, each step applies the sum of every gradient so far: the update grows step after step and training diverges or oscillates.

@@ -83,6 +83,47 @@ def _other_module(a: FileAnalysis, model: str, optimizer: str) -> bool:
     return model not in mentions and other not in mentions
 
 
+def _enclosing_ifs(root: ast.AST, node: ast.AST) -> list[tuple[ast.If, bool]]:
+    """The `if` statements inside `root` around `node`, innermost last, each with whether `node` is in its body."""
+    found: list[tuple[ast.If, bool]] = []
+
+    def walk(parent: ast.AST) -> bool:
+        for child in ast.iter_child_nodes(parent):
+            if child is node:
+                return True
+            if walk(child):
+                if type(child) is ast.If:
+                    found.insert(0, (child, any(node in ast.walk(s) for s in child.body)))
+                return True
+        return False
+
+    walk(root)
+    return found
+
+
+def _cleared_only_periodically(a: FileAnalysis, it, step, clears) -> int | None:
+    """`opt.step()` on every pass but `opt.zero_grad()` only under `if step % log_every == 0:` (a clear moved into a
+    logging branch): the line of that `if`, when every clear of the optimizer sits in a branch whose test is periodic
+    (`%`) and whose other branch clears nothing, and the step is under no `if` of the iteration at all."""
+    if _enclosing_ifs(it.node, step.node):
+        return None  # `if (i + 1) % accum == 0: opt.step()`: the step is conditional too (accumulation)
+    mine = [e for e in clears if e.target == step.target and not e.model_zero]
+    if not mine or len(mine) != len([e for e in clears if not e.model_zero]) or any(e.model_zero for e in clears):
+        return None
+    line = None
+    for e in mine:
+        ifs = _enclosing_ifs(it.node, e.node)
+        if not ifs:
+            return None
+        branch, in_body = ifs[-1]
+        other = branch.orelse if in_body else branch.body
+        periodic = any(type(n) is ast.BinOp and type(n.op) is ast.Mod for n in ast.walk(branch.test))
+        if not periodic or any(c.node in ast.walk(s) for c in clears for s in other):
+            return None
+        line = branch.lineno
+    return line
+
+
 def check(a: FileAnalysis, r: Reporter) -> None:
     for it in iterations(a):
         if it.kind != "loop" and getattr(it.node, "name", "") != "training_step":
@@ -101,7 +142,21 @@ def check(a: FileAnalysis, r: Reporter) -> None:
         if not cleared <= stepped:
             continue  # `opt.zero_grad()` on a name we cannot match (a loop variable, an alias): it may be this one
         for step in steps:
-            if step.target is None or step.target in cleared or _built_in_loop(a, it, step):
+            if step.target is None or _built_in_loop(a, it, step):
+                continue
+            if step.target in cleared:
+                periodic = _cleared_only_periodically(a, it, step, clears)
+                if periodic is not None:
+                    r.add(
+                        CODE,
+                        f"`{step.target}` steps on every pass (line {step.line}), but its gradients are cleared only "
+                        f"under the `if` on line {periodic}, so the steps in between apply the sum of all gradients "
+                        "since the last clear.",
+                        step.node,
+                        related=[r.related(periodic, "gradients are cleared only when this holds")],
+                        hint=f"Call `{step.target}.zero_grad()` on every step, outside the `if` (e.g. right after "
+                             f"`{step.target}.step()`).",
+                    )
                 continue
             if any(not _disjoint(a, step.target, other) for other in cleared):
                 continue  # `opt_b.zero_grad()` clears what `opt_a` steps when both hold the same parameters
