@@ -135,7 +135,6 @@ def _under_grad_off(a: FileAnalysis, models: dict[str, int], r: Reporter, report
     models = {n: line for n, line in models.items() if not _eval_before(a, n, 10**9)}
     if not models:
         return
-    reaching = None
     training_units = {id(ctx.unit) for _, _, ctx in backward_calls(a)}
     for call, ctx in a.calls:
         if ctx.grad_off is None or id(ctx.unit) not in training_units:
@@ -143,21 +142,26 @@ def _under_grad_off(a: FileAnalysis, models: dict[str, int], r: Reporter, report
         name = _runs_forward(a, call, models)
         if name is None or a.binding_before(ctx.unit, name, call.lineno) is None:
             continue
-        if reaching is None:
-            reaching = names_reaching_backward(a)
-            assigned = {}
-            for node in ast.walk(a.tree):
-                if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
-                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                    names = {dotted(n) for t in targets for n in ast.walk(t) if type(n) in (ast.Name, ast.Attribute)}
-                    for sub in ast.walk(node.value):
-                        if isinstance(sub, ast.Call):
-                            assigned[id(sub)] = names
-        if assigned.get(id(call), set()) & reaching:
+        if _result_trained(a, call):
             continue
         off = ast.Pass(lineno=ctx.grad_off.line, col_offset=0)
         _report(r, call, f"`{name}`", off, f"under {ctx.grad_off.how} (line {ctx.grad_off.line}), an evaluation,",
                 reported, name, "gradient recording is turned off here, and nothing calls eval()")
+
+
+def _result_trained(a: FileAnalysis, call: ast.Call) -> bool:
+    """`call`'s result is assigned to a name whose value flows into some backward() of the file."""
+    assigned = a.__dict__.get("_gd211_assigned")
+    if assigned is None:
+        assigned = a._gd211_assigned = {}  # type: ignore[attr-defined]
+        for node in ast.walk(a.tree):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names = {dotted(n) for t in targets for n in ast.walk(t) if type(n) in (ast.Name, ast.Attribute)}
+                for sub in ast.walk(node.value):
+                    if isinstance(sub, ast.Call):
+                        assigned[id(sub)] = names
+    return bool(assigned.get(id(call), set()) & names_reaching_backward(a))
 
 
 def _calls_on(node: ast.AST, name: str, methods: tuple[str, ...]) -> list[ast.Call]:
@@ -277,6 +281,8 @@ def _in_evaluation_functions(a: FileAnalysis, models: dict[str, int], r: Reporte
         for site in ast.walk(a.tree):
             if not (isinstance(site, ast.Call) and isinstance(site.func, ast.Name) and site.func.id == fn.name):
                 continue
+            if _result_trained(a, site) and _in_training_step(a, site):
+                continue  # `logits = predict_batch(model, batch)` in a training step: no evaluation (GD110's)
             given = {}
             for param, arg in zip(params, site.args):
                 if isinstance(arg, ast.Name) and arg.id in models:
@@ -366,6 +372,15 @@ def _eval_set_on_the_way(a: FileAnalysis, name: str, site: ast.AST, depth: int =
     callers = [c for c in ast.walk(a.tree) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
                and c.func.id == inner.name]
     return bool(callers) and all(_eval_set_on_the_way(a, name, c, depth - 1) for c in callers)
+
+
+def _in_training_step(a: FileAnalysis, node: ast.AST) -> bool:
+    """The innermost function around `node`, or at the top level the innermost loop, calls backward()."""
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.While)
+    around = [f for f in ast.walk(a.tree) if isinstance(f, kinds) and f.lineno <= node.lineno <= (f.end_lineno or f.lineno)]
+    functions = [f for f in around if not isinstance(f, (ast.For, ast.While))]
+    inner = max(functions or around, key=lambda f: f.lineno) if around else None
+    return inner is not None and _has_backward(inner)
 
 
 def _eval_before(a: FileAnalysis, name: str, line: int) -> bool:
