@@ -73,8 +73,15 @@ def _builds_sensitive(a: FileAnalysis, value: ast.AST, classes: set[str], depth:
         return True
     # `model = make_model()`: a factory function of this file that returns such a model
     factory = a.functions.get(name) if isinstance(value.func, ast.Name) and depth > 0 else None
-    return factory is not None and any(
-        _returns_sensitive(a, factory, ret.value, classes, depth - 1) for ret in returned(a, factory))
+    if factory is None:
+        return False
+    rets = returned(a, factory)
+    params = [p.arg for p in factory.args.args]
+    if rets and all(isinstance(ret.value, ast.Name) and ret.value.id in params for ret in rets):
+        # `model = train(DemandGRU(), X, Y)`, where `train` returns the model it was given
+        given = [dict(zip(params, value.args)).get(ret.value.id) for ret in rets]
+        return all(g is not None and _builds_sensitive(a, g, classes, depth - 1) for g in given)
+    return any(_returns_sensitive(a, factory, ret.value, classes, depth - 1) for ret in rets)
 
 
 def _returns_sensitive(a: FileAnalysis, factory: ast.AST, value: ast.AST, classes: set[str], depth: int) -> bool:
@@ -237,14 +244,35 @@ def _blocks(node: ast.AST):
                 yield body
 
 
+def _trains_through_function(a: FileAnalysis, stmt: ast.stmt, name: str) -> bool:
+    """`model = train(model, X, Y)` or `fit(model, loader)`: a statement that gives the model to a function of
+    the file that trains (calls backward() and step()) and calls what it was given."""
+    if not isinstance(stmt, (ast.Assign, ast.Expr)) or not isinstance(stmt.value, ast.Call):
+        return False
+    call = stmt.value
+    function = a.functions.get(call.func.id) if isinstance(call.func, ast.Name) else None
+    if function is None or not _trains(function):
+        return False
+    params = [p.arg for p in function.args.args]
+    for param, arg in zip(params, call.args):
+        given = arg.id if isinstance(arg, ast.Name) else None
+        built = isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
+        if (given == name or built) and _forwards(function, param):
+            return True
+    return False
+
+
 def _after_training(a: FileAnalysis, models: dict[str, int], r: Reporter, reported: set) -> None:
     for body in _blocks(a.tree):
         for i, stmt in enumerate(body):
-            if not isinstance(stmt, (ast.For, ast.While)) or not _trains(stmt):
+            if not (isinstance(stmt, (ast.For, ast.While)) and _trains(stmt)) and \
+                    not any(_trains_through_function(a, stmt, name) for name in models):
                 continue
             for name in models:
-                if not _forwards(stmt, name):
+                if isinstance(stmt, (ast.For, ast.While)) and not _forwards(stmt, name):
                     continue  # this loop trains something else
+                if not isinstance(stmt, (ast.For, ast.While)) and not _trains_through_function(a, stmt, name):
+                    continue
                 for later in body[i + 1:]:
                     if _sets_eval(later, name) or _calls_on(later, name, ("train",)):
                         break
@@ -252,7 +280,11 @@ def _after_training(a: FileAnalysis, models: dict[str, int], r: Reporter, report
                         continue
                     calls = _forwards(later, name)
                     if calls:
-                        _report(r, calls[0], f"`{name}`", stmt, "after the training loop", reported)
+                        loop = isinstance(stmt, (ast.For, ast.While))
+                        trainer = None if loop else f"`{call_name(stmt.value)}()`"
+                        _report(r, calls[0], f"`{name}`", stmt, "after the training loop" if loop else
+                                f"after {trainer} trained it (line {stmt.lineno})", reported,
+                                note=None if loop else f"{trainer} trains the model here")
                         break
 
 
