@@ -15,7 +15,9 @@ import re
 from graddoctor.lint.analysis.constants import constant
 from graddoctor.lint.analysis.model import FileAnalysis, Unit
 from graddoctor.lint.analysis.names import call_name, dotted, keyword, strip_to
-from graddoctor.lint.analysis.returns import instance_class, passed_to, returned, returned_value, unpacked_index
+from graddoctor.lint.analysis.returns import (
+    instance_class, local_callee, passed_to, returned, returned_value, unpacked_index,
+)
 from graddoctor.lint.analysis.scan import lines_matching, walk_lines
 from graddoctor.lint.analysis.values import is_model_call
 from graddoctor.lint.analysis.model_outputs import made_by
@@ -95,6 +97,12 @@ def _one_dimensional(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, dep
             return _one_dimensional(a, unit, func.value, line, depth - 1, datasets)  # rewards.clamp(min=0)
         if name == "squeeze" and isinstance(func, ast.Attribute) and _squeezes_last(origin):
             return _column(a, unit, func.value, line, depth - 1) is not None  # critic(obs).squeeze(-1): (N, 1) -> (N,)
+        if local_callee(a, origin, unit) is not None and (found := returned_value(a, origin, unit)) is not None:
+            # `box_log_area(boxes)`, a helper of the file that returns `torch.log(wh[:, 0] * wh[:, 1])`: every return
+            rets = returned(a, local_callee(a, origin, unit))
+            return all(_one_dimensional(a, found[2], ret.value, ret.lineno, depth - 1, datasets) for ret in rets)
+    if isinstance(origin, (ast.BinOp, ast.Compare)) and origin.lineno < line:
+        line = origin.lineno - 1  # `salary = (salary - salary.mean()) / salary.std()`: the names bound above it
     if isinstance(origin, ast.BinOp) and depth > 0:
         return _one_dimensional_arithmetic(a, unit, origin, line, depth - 1) or _td_target(a, unit, origin, line)
     if isinstance(origin, ast.Compare) and len(origin.comparators) == 1 and depth > 0:
@@ -327,7 +335,13 @@ def _scalar(node: ast.expr, a: FileAnalysis | None = None, unit: Unit | None = N
         # `gamma = 0.99`, assigned once in the function or, when it assigns none, at module level
         bound = unit.bindings.get(node.id) or a.units[0].bindings.get(node.id) or []
         return len(bound) == 1 and isinstance(bound[0].stmt, ast.Assign) and _scalar(bound[0].value)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _FULL_REDUCTIONS \
+            and not node.args and not node.keywords and dotted(node.func.value) not in _MODULES_OF_FUNCTIONS:
+        return True  # `salary.mean()`, `y.std()`: a reduction over every element, a 0-d tensor
     return isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
+
+
+_FULL_REDUCTIONS = frozenset({"mean", "std", "var", "sum", "max", "min", "amax", "amin", "norm", "prod", "item"})
 
 
 def _scalar_dataset_item(a: FileAnalysis, unit: Unit, expr: ast.expr, line: int, depth: int) -> bool:

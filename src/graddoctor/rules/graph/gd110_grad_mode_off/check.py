@@ -9,7 +9,9 @@ from graddoctor.lint.analysis.iterations import iterations
 from graddoctor.lint.analysis.model import Binding, FileAnalysis, GradOff, Unit, calls_in
 from graddoctor.lint.analysis.names import call_name, dotted
 from graddoctor.lint.analysis.numbers import causes_without_graph
-from graddoctor.lint.analysis.returns import instance_class, local_callee, returned, returned_value, unpacked_index
+from graddoctor.lint.analysis.returns import (
+    instance_class, local_callee, passed_to, returned, returned_value, unpacked_index,
+)
 from graddoctor.lint.analysis.values import backward_calls, chain, may_run_model, surely_data
 from graddoctor.lint.reporter import Reporter
 from graddoctor.rules.graph.gd102_loss_without_graph.check import cut_with_graph
@@ -40,6 +42,8 @@ def _grad_off_inputs(a: FileAnalysis, unit: Unit, loss: Binding) -> list[tuple[B
             continue
         key = dotted(node)
         b = a.binding_before(unit, key, loss.line) if key else None
+        if b is None and type(node) is ast.Name and _passed_with_graph(a, unit, node.id):
+            return None  # `log_probs * advantage`: the caller passes `log_probs` from the policy's forward
         if b is None or b is loss or not isinstance(b.stmt, (ast.Assign, ast.AnnAssign)):
             continue  # a parameter, a loop variable, a global: data
         helper = _decorated_helper(a, b.value) if type(b.value) is ast.Call else None
@@ -53,6 +57,12 @@ def _grad_off_inputs(a: FileAnalysis, unit: Unit, loss: Binding) -> list[tuple[B
                 and not _new_data(a, unit, b):  # `noise = torch.randn_like(x0)` is data
             return None
     return off or None
+
+
+def _passed_with_graph(a: FileAnalysis, unit: Unit, name: str) -> bool:
+    """Some call site of this file passes parameter `name` a value that is not surely data (a model's
+    output, an unpacked helper result): the parameter may carry the graph the loss needs."""
+    return any(not surely_data(a, caller, value, line) for value, line, caller in passed_to(a, unit, name))
 
 
 def _new_data(a: FileAnalysis, unit: Unit, b: Binding) -> bool:

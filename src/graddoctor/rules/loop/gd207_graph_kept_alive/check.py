@@ -7,7 +7,7 @@ import re
 
 from graddoctor.lint.analysis.model import Ctx, FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
-from graddoctor.lint.analysis.numbers import gives_number, is_number
+from graddoctor.lint.analysis.numbers import conversion, gives_number, is_number
 from graddoctor.lint.analysis.reach import reached_with_grad
 from graddoctor.lint.analysis.returns import argument, local_callee, passed_to, returned_value, unpacked_index
 from graddoctor.lint.analysis.values import (
@@ -39,9 +39,11 @@ def _graph_value(a: FileAnalysis, expr: ast.expr, ctx: Ctx, loop: ast.stmt, rece
             return "loss"
         return _graph_value(a, expr.value, ctx, loop, receivers)
     if isinstance(expr, ast.Name):
-        if expr.id in receivers:
-            return "loss"
         b = a.binding_before(ctx.unit, expr.id, getattr(expr, "lineno", 0))
+        if expr.id in receivers:
+            # `loss = criterion(out, y).item(); total += loss; loss = torch.tensor(loss, ...)`: the name
+            # backward is called on holds a number here, given just above in the same block
+            return None if _number_just_before(b, expr, loop) else "loss"
         if b is None or b.ctx.grad_off is not None or loop not in b.ctx.loops:
             return None
         if isinstance(b.value, ast.Call) and call_name(b.value) in _SAFE_WRAPS:
@@ -54,6 +56,21 @@ def _graph_value(a: FileAnalysis, expr: ast.expr, ctx: Ctx, loop: ast.stmt, rece
         if isinstance(value, ast.Call) and _helper_returns_graph(a, value, ctx.unit, unpacked_index(b.stmt, expr.id)):
             return "call"
     return None
+
+
+def _number_just_before(b, use: ast.expr, loop: ast.stmt) -> bool:
+    """`b` turns a tensor into a number (`.item()`, `float()`) and runs before `use` in every iteration of
+    `loop`: it stands earlier in the same block as the statement holding the use."""
+    if b is None or not isinstance(b.stmt, ast.Assign) or conversion(b.value) is None or b.line >= use.lineno:
+        return False
+    for node in ast.walk(loop):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if type(block) is not list or b.stmt not in block:
+                continue
+            later = block[block.index(b.stmt) + 1:]
+            return any(s.lineno <= use.lineno <= (s.end_lineno or s.lineno) for s in later)
+    return False
 
 
 # Attributes of a tensor that are no tensor with history.

@@ -73,8 +73,15 @@ def _builds_sensitive(a: FileAnalysis, value: ast.AST, classes: set[str], depth:
         return True
     # `model = make_model()`: a factory function of this file that returns such a model
     factory = a.functions.get(name) if isinstance(value.func, ast.Name) and depth > 0 else None
-    return factory is not None and any(
-        _returns_sensitive(a, factory, ret.value, classes, depth - 1) for ret in returned(a, factory))
+    if factory is None:
+        return False
+    rets = returned(a, factory)
+    params = [p.arg for p in factory.args.args]
+    if rets and all(isinstance(ret.value, ast.Name) and ret.value.id in params for ret in rets):
+        # `model = train(DemandGRU(), X, Y)`, where `train` returns the model it was given
+        given = [dict(zip(params, value.args)).get(ret.value.id) for ret in rets]
+        return all(g is not None and _builds_sensitive(a, g, classes, depth - 1) for g in given)
+    return any(_returns_sensitive(a, factory, ret.value, classes, depth - 1) for ret in rets)
 
 
 def _returns_sensitive(a: FileAnalysis, factory: ast.AST, value: ast.AST, classes: set[str], depth: int) -> bool:
@@ -135,7 +142,6 @@ def _under_grad_off(a: FileAnalysis, models: dict[str, int], r: Reporter, report
     models = {n: line for n, line in models.items() if not _eval_before(a, n, 10**9)}
     if not models:
         return
-    reaching = None
     training_units = {id(ctx.unit) for _, _, ctx in backward_calls(a)}
     for call, ctx in a.calls:
         if ctx.grad_off is None or id(ctx.unit) not in training_units:
@@ -143,21 +149,26 @@ def _under_grad_off(a: FileAnalysis, models: dict[str, int], r: Reporter, report
         name = _runs_forward(a, call, models)
         if name is None or a.binding_before(ctx.unit, name, call.lineno) is None:
             continue
-        if reaching is None:
-            reaching = names_reaching_backward(a)
-            assigned = {}
-            for node in ast.walk(a.tree):
-                if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
-                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                    names = {dotted(n) for t in targets for n in ast.walk(t) if type(n) in (ast.Name, ast.Attribute)}
-                    for sub in ast.walk(node.value):
-                        if isinstance(sub, ast.Call):
-                            assigned[id(sub)] = names
-        if assigned.get(id(call), set()) & reaching:
+        if _result_trained(a, call):
             continue
         off = ast.Pass(lineno=ctx.grad_off.line, col_offset=0)
         _report(r, call, f"`{name}`", off, f"under {ctx.grad_off.how} (line {ctx.grad_off.line}), an evaluation,",
                 reported, name, "gradient recording is turned off here, and nothing calls eval()")
+
+
+def _result_trained(a: FileAnalysis, call: ast.Call) -> bool:
+    """`call`'s result is assigned to a name whose value flows into some backward() of the file."""
+    assigned = a.__dict__.get("_gd211_assigned")
+    if assigned is None:
+        assigned = a._gd211_assigned = {}  # type: ignore[attr-defined]
+        for node in ast.walk(a.tree):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names = {dotted(n) for t in targets for n in ast.walk(t) if type(n) in (ast.Name, ast.Attribute)}
+                for sub in ast.walk(node.value):
+                    if isinstance(sub, ast.Call):
+                        assigned[id(sub)] = names
+    return bool(assigned.get(id(call), set()) & names_reaching_backward(a))
 
 
 def _calls_on(node: ast.AST, name: str, methods: tuple[str, ...]) -> list[ast.Call]:
@@ -233,14 +244,35 @@ def _blocks(node: ast.AST):
                 yield body
 
 
+def _trains_through_function(a: FileAnalysis, stmt: ast.stmt, name: str) -> bool:
+    """`model = train(model, X, Y)` or `fit(model, loader)`: a statement that gives the model to a function of
+    the file that trains (calls backward() and step()) and calls what it was given."""
+    if not isinstance(stmt, (ast.Assign, ast.Expr)) or not isinstance(stmt.value, ast.Call):
+        return False
+    call = stmt.value
+    function = a.functions.get(call.func.id) if isinstance(call.func, ast.Name) else None
+    if function is None or not _trains(function):
+        return False
+    params = [p.arg for p in function.args.args]
+    for param, arg in zip(params, call.args):
+        given = arg.id if isinstance(arg, ast.Name) else None
+        built = isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
+        if (given == name or built) and _forwards(function, param):
+            return True
+    return False
+
+
 def _after_training(a: FileAnalysis, models: dict[str, int], r: Reporter, reported: set) -> None:
     for body in _blocks(a.tree):
         for i, stmt in enumerate(body):
-            if not isinstance(stmt, (ast.For, ast.While)) or not _trains(stmt):
+            if not (isinstance(stmt, (ast.For, ast.While)) and _trains(stmt)) and \
+                    not any(_trains_through_function(a, stmt, name) for name in models):
                 continue
             for name in models:
-                if not _forwards(stmt, name):
+                if isinstance(stmt, (ast.For, ast.While)) and not _forwards(stmt, name):
                     continue  # this loop trains something else
+                if not isinstance(stmt, (ast.For, ast.While)) and not _trains_through_function(a, stmt, name):
+                    continue
                 for later in body[i + 1:]:
                     if _sets_eval(later, name) or _calls_on(later, name, ("train",)):
                         break
@@ -248,7 +280,11 @@ def _after_training(a: FileAnalysis, models: dict[str, int], r: Reporter, report
                         continue
                     calls = _forwards(later, name)
                     if calls:
-                        _report(r, calls[0], f"`{name}`", stmt, "after the training loop", reported)
+                        loop = isinstance(stmt, (ast.For, ast.While))
+                        trainer = None if loop else f"`{call_name(stmt.value)}()`"
+                        _report(r, calls[0], f"`{name}`", stmt, "after the training loop" if loop else
+                                f"after {trainer} trained it (line {stmt.lineno})", reported,
+                                note=None if loop else f"{trainer} trains the model here")
                         break
 
 
@@ -277,6 +313,8 @@ def _in_evaluation_functions(a: FileAnalysis, models: dict[str, int], r: Reporte
         for site in ast.walk(a.tree):
             if not (isinstance(site, ast.Call) and isinstance(site.func, ast.Name) and site.func.id == fn.name):
                 continue
+            if _result_trained(a, site) and _in_training_step(a, site):
+                continue  # `logits = predict_batch(model, batch)` in a training step: no evaluation (GD110's)
             given = {}
             for param, arg in zip(params, site.args):
                 if isinstance(arg, ast.Name) and arg.id in models:
@@ -366,6 +404,15 @@ def _eval_set_on_the_way(a: FileAnalysis, name: str, site: ast.AST, depth: int =
     callers = [c for c in ast.walk(a.tree) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
                and c.func.id == inner.name]
     return bool(callers) and all(_eval_set_on_the_way(a, name, c, depth - 1) for c in callers)
+
+
+def _in_training_step(a: FileAnalysis, node: ast.AST) -> bool:
+    """The innermost function around `node`, or at the top level the innermost loop, calls backward()."""
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.While)
+    around = [f for f in ast.walk(a.tree) if isinstance(f, kinds) and f.lineno <= node.lineno <= (f.end_lineno or f.lineno)]
+    functions = [f for f in around if not isinstance(f, (ast.For, ast.While))]
+    inner = max(functions or around, key=lambda f: f.lineno) if around else None
+    return inner is not None and _has_backward(inner)
 
 
 def _eval_before(a: FileAnalysis, name: str, line: int) -> bool:
