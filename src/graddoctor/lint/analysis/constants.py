@@ -386,7 +386,7 @@ def truth(a: FileAnalysis, unit: Unit, test: ast.expr) -> bool | None:
         return None
     try:
         return bool(value)
-    except Exception:  # noqa: BLE001 - a value whose truth cannot be taken is unknown
+    except (TypeError, ValueError):  # a value whose truth cannot be taken is unknown
         return None
 
 

@@ -9,7 +9,7 @@ from graddoctor.lint.analysis.model import Ctx, FileAnalysis
 from graddoctor.lint.analysis.names import call_name, dotted
 from graddoctor.lint.analysis.numbers import conversion, gives_number, is_number
 from graddoctor.lint.analysis.reach import reached_with_grad
-from graddoctor.lint.analysis.returns import argument, local_callee, passed_to, returned_value, unpacked_index
+from graddoctor.lint.analysis.returns import argument, local_callee, returned_value, unpacked_index
 from graddoctor.lint.analysis.values import (
     backward_calls, is_loss_call, is_model_call, names_in, names_reaching_backward,
 )
@@ -250,11 +250,9 @@ def _name_with_graph(a: FileAnalysis, expr: ast.Name, unit, line: int, depth: in
     b = a.binding_before(unit, expr.id, line)
     if b is None:  # a parameter of the helper the chain stepped into: what its call site passed
         passed = argument(a, unit, expr.id)
-        if passed is not None:
-            return _with_graph(a, passed[0], passed[2], passed[1], depth + 1)
-        # a method that keeps what it is given (`logger.log("loss", loss)`): a call of the file that passes
-        # a value with history, with recording on, keeps that history
-        return any(_with_graph(a, given, caller, at, depth + 1) for given, at, caller in passed_to(a, unit, expr.id))
+        # (A method that keeps what any caller gives it is not read here: the finding would stand in the
+        # method, not at the call that passes the loss, where the runtime finding and its edit are.)
+        return passed is not None and _with_graph(a, passed[0], passed[2], passed[1], depth + 1)
     if b.ctx.grad_off is not None:
         return False
     if is_number(a, unit, expr, line):
