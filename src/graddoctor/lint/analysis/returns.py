@@ -56,26 +56,6 @@ def call_sites(a: FileAnalysis, function: ast.AST) -> list:
     return index.get(id(function), [])
 
 
-def grad_on_at_every_call(a: FileAnalysis, unit: Unit, depth: int = 2) -> bool:
-    """Whether gradient recording is surely on whenever `unit`'s function runs: it is called in this
-    file, never under `no_grad`/`inference_mode`, by callers that are in turn (up to `depth`) never
-    called with recording off. A function the file never calls (a library's method, a hook) is unknown."""
-    function = unit.node
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or id(function) in a.grad_off_of:
-        return False
-    sites = call_sites(a, function)
-    if not sites:
-        return False
-    for _, ctx in sites:
-        if ctx.grad_off is not None:
-            return False
-        caller = ctx.unit.node
-        if isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)) and call_sites(a, caller):
-            if depth <= 0 or caller is function or not grad_on_at_every_call(a, ctx.unit, depth - 1):
-                return False
-    return True
-
-
 def file_methods(a: FileAnalysis) -> frozenset[str]:
     """The method names of the file's classes (cached on `a`), which lets `resolve` skip library calls."""
     methods = a.__dict__.get("_method_names")

@@ -7,7 +7,7 @@ import re
 
 from graddoctor.lint.analysis.flow import exclusive
 from graddoctor.lint.analysis.iterations import iterations
-from graddoctor.lint.analysis.model import FileAnalysis, Unit, calls_in
+from graddoctor.lint.analysis.model import FileAnalysis, calls_in
 from graddoctor.lint.analysis.returns import local_callee
 from graddoctor.lint.analysis.names import EPOCH_SCHEDULERS
 from graddoctor.lint.reporter import Reporter

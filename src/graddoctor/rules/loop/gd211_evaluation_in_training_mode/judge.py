@@ -36,7 +36,7 @@ from torch import nn
 
 from graddoctor.finding import Finding, Related, Severity
 from graddoctor.internal import record_internal_error
-from graddoctor.locate import Location, display_path, user_frame
+from graddoctor.locate import display_path, user_frame
 from graddoctor.loop import train_modes
 from graddoctor.rules import make
 from graddoctor.session.observer import BackwardEvent, Observer, StepEvent
